@@ -1,0 +1,57 @@
+"""Refusals with stable reason codes.
+
+Every refusal in claimgate is one of three exception types, each carrying a short
+snake_case ``reason`` (part of the interface: never prose, never renamed lightly)
+and a human ``detail``:
+
+- ``IngestionError``: the pinned inputs cannot be trusted (manifest, source files,
+  case or citation tables). The whole run is refused.
+- ``GateError``: one request (case row) is invalid. Only that case is refused.
+- ``DirectiveError``: an eligible source declares a directive-like line that the
+  claim schema does not accept. Only the cases using that source are refused.
+"""
+
+from __future__ import annotations
+
+
+class ClaimgateError(Exception):
+    """Base class: a refusal with a stable ``reason`` code and a ``detail`` string."""
+
+    kind = "ClaimgateError"
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        self.reason = reason
+        self.detail = detail
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+    def one_line(self) -> str:
+        """``<Kind>: <reason>: <detail>`` on one line (newlines in the detail escaped)."""
+        detail = self.detail.replace("\r", "\\r").replace("\n", "\\n")
+        return f"{self.kind}: {self.reason}: {detail}" if detail else f"{self.kind}: {self.reason}"
+
+    def as_result(self) -> dict:
+        """The refused-result object: ``{status, error, reason, answer_request}``."""
+        return {
+            "status": "refused",
+            "error": self.kind,
+            "reason": self.reason,
+            "answer_request": None,
+        }
+
+
+class IngestionError(ClaimgateError):
+    """Pinned inputs failed verification; the whole run is refused."""
+
+    kind = "IngestionError"
+
+
+class GateError(ClaimgateError):
+    """A single request (case) is invalid; that case alone is refused."""
+
+    kind = "GateError"
+
+
+class DirectiveError(ClaimgateError):
+    """An eligible source declares a directive the schema rejects; its cases are refused."""
+
+    kind = "DirectiveError"

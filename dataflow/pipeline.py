@@ -1,0 +1,209 @@
+"""Drivers: build Hamilton drivers for the gate and the audit, run them, shape documents.
+
+A small driver layer, as in Hamilton's examples: choose modules and config, pick an
+executor, ask for the final nodes, and turn the frames into the JSON documents the
+command line writes. No decision is taken here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from hamilton import driver
+
+import dataflow  # noqa: F401  (sets the telemetry variable before Hamilton loads plugins)
+from dataflow import batching, gate, loading
+from dataflow.schema import ClaimSchema
+
+EXECUTORS = ("local", "multiprocessing", "dask", "ray")
+EXECUTION_MODE = "offline-explicit-synthetic-directive-gate"
+POLICY = (
+    "Only sources whose version equals the requested version exactly are eligible; a newer version is never "
+    "a fallback and candidate order never picks a winner. Only explicit directive lines are read; prose is "
+    "never interpreted. A request is prepared only when every eligible source declares the requested key "
+    "and all values agree; otherwise the gate stops with a reason."
+)
+LIMIT = (
+    "The gate compares declared directive values. It is not a prose contradiction detector and not an "
+    "authority system, and a prepared answer request is not an answer: no model is called."
+)
+
+
+def quiet_hamilton_logs(debug: bool = False) -> None:
+    """Keep Hamilton's own error banner off stderr unless ``debug`` (refusals print one line)."""
+    logging.getLogger("hamilton").setLevel(logging.DEBUG if debug else logging.CRITICAL)
+
+
+@contextlib.contextmanager
+def task_executor(executor: str, scheduler: str | None = None, workers: int = 2) -> Iterator[object | None]:
+    """A Hamilton task executor for ``executor`` (``None`` for ``local``), closed on exit.
+
+    ``dask`` connects a ``dask.distributed.Client`` to ``scheduler`` (an address such
+    as ``tcp://host:8786``) or, without one, to a ``LocalCluster`` of ``workers``
+    single-threaded processes with no dashboard; both are closed on exit. ``ray``
+    needs the optional ``ray`` extra. Raises ``ValueError`` for an unknown name.
+    """
+    if executor == "local":
+        yield None
+    elif executor == "multiprocessing":
+        from hamilton.execution.executors import MultiProcessingExecutor
+
+        yield MultiProcessingExecutor(max_tasks=workers)
+    elif executor == "dask":
+        from dask.distributed import Client, LocalCluster
+        from hamilton.plugins.h_dask import DaskExecutor
+
+        if scheduler:
+            client = Client(scheduler)
+            cluster = None
+        else:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            client = Client(cluster)
+        try:
+            yield DaskExecutor(client=client)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    elif executor == "ray":
+        try:
+            import ray
+            from hamilton.plugins.h_ray import RayTaskExecutor
+        except ImportError as exc:  # pragma: no cover - depends on the optional extra
+            raise ValueError("--executor ray needs the optional extra: pip install 'claimgate[ray]'") from exc
+        yield RayTaskExecutor(address=scheduler) if scheduler else RayTaskExecutor()
+        ray.shutdown()
+    else:
+        raise ValueError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+
+
+def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
+    """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
+    builder = driver.Builder().with_modules(loading, batching, gate)
+    builder = builder.with_config({"partitioned": remote_executor is not None})
+    if remote_executor is not None:
+        builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
+    if progress:
+        from hamilton.plugins.h_tqdm import ProgressBar
+
+        builder = builder.with_adapters(ProgressBar(desc="gate", file=sys.stderr))
+    return builder.build()
+
+
+@dataclass
+class GateRun:
+    """What one gate run returns: decisions, the whole case table, and the loaded schema and sources."""
+
+    results: pd.DataFrame
+    case_rows: pd.DataFrame
+    schema: ClaimSchema
+    verified_sources: pd.DataFrame
+
+
+def run_gate(
+    manifest_path: str | Path,
+    cases_path: str | Path,
+    schema_path: str | Path | None = None,
+    *,
+    max_source_bytes: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    partition_rows: int = 10_000,
+    progress: bool = False,
+) -> GateRun:
+    """Run the gate over a case table in one Hamilton execution (or one per partition).
+
+    Raises ``IngestionError`` when the manifest, a source, the schema or the case
+    table is refused; never for a single bad case.
+    """
+    inputs: dict = {
+        "manifest_path": str(manifest_path),
+        "cases_path": str(cases_path),
+        "schema_path": str(schema_path or ""),
+    }
+    if max_source_bytes is not None:
+        inputs["max_source_bytes"] = max_source_bytes
+    with task_executor(executor, scheduler) as remote:
+        if remote is not None:
+            inputs["partition_rows"] = partition_rows
+        dr = gate_driver(remote, progress=progress)
+        # The loading nodes are upstream of every decision node: a refused manifest, schema
+        # or case table stops the run before any case is decided.
+        out = dr.execute(["gate_results", "case_rows", "claim_schema", "verified_sources"], inputs=inputs)
+    return GateRun(out["gate_results"], out["case_rows"], out["claim_schema"], out["verified_sources"])
+
+
+def case_entries(run: GateRun) -> list[dict]:
+    """``[{case_id, candidate_ids, requested_version, claim_key, result}]`` in case-table order.
+
+    The request fields are echoed from the raw row (``None`` where the row lacks them
+    or is not an object); ``operation`` is echoed too when the row gives one.
+    """
+    entries = []
+    for request, case_id, result in zip(run.case_rows["request"], run.results["case_id"], run.results["result"]):
+        fields = request if isinstance(request, dict) else {}
+        entry = {
+            "case_id": case_id,
+            "candidate_ids": fields.get("candidate_ids"),
+            "requested_version": fields.get("requested_version"),
+            "claim_key": fields.get("claim_key"),
+        }
+        if "operation" in fields:
+            entry["operation"] = fields["operation"]
+        entry["result"] = result
+        entries.append(entry)
+    return entries
+
+
+def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:
+    """The ``gate_result.json`` document of issue 2 (``changed_source`` only in the default run)."""
+    document = {
+        "execution_mode": EXECUTION_MODE,
+        "model_called": False,
+        "fixture_kind": fixture_kind,
+        "grammar": run.schema.grammar,
+        "schema": run.schema.as_dict(),
+        "cases": case_entries(run),
+    }
+    if changed_source is not None:
+        document["changed_source"] = changed_source
+    document["policy"] = POLICY
+    document["limit"] = LIMIT
+    return document
+
+
+def text_table(rows: list[list[str]], header: list[str]) -> str:
+    """Left-aligned fixed-width text table with a rule under the header."""
+    widths = [max(len(str(v)) for v in column) for column in zip(header, *rows)]
+    lines = ["  ".join(str(v).ljust(w) for v, w in zip(header, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join(lines)
+
+
+def summary_table(run: GateRun) -> str:
+    """A readable table of case, status, reason and decided_at (and the detail of a refusal)."""
+    rows = [
+        [case_id if isinstance(case_id, str) else f"<row {position}>", status, reason, decided_at, detail[:72]]
+        for position, case_id, status, reason, decided_at, detail in zip(
+            run.results["position"],
+            run.results["case_id"],
+            run.results["status"],
+            run.results["reason"],
+            run.results["decided_at"],
+            run.results["detail"],
+        )
+    ]
+    return text_table(rows, ["case", "status", "reason", "decided_at", "detail"])

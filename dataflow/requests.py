@@ -1,0 +1,167 @@
+"""Per-request rules shared by the batch gate and the one-case reference.
+
+These are the parts of the gate that are about a single request's shape (issue 2
+"Request checks", issue 5 operations, issue 6 bad rows) and about the answer
+request's exact text. Both ``gate.py`` (frames) and ``reference.py`` (one case at a
+time) call them, so the two can only differ in how they combine sources.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+
+from dataflow.schema import ClaimSchema
+
+VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+
+#: Fields of a claim record, in order (issue 2 "Claim record").
+CLAIM_FIELDS = (
+    "source_id",
+    "version",
+    "path",
+    "url",
+    "source_sha256",
+    "document_revision",
+    "operation",
+    "claim_key",
+    "value",
+    "start_line",
+    "end_line",
+    "start",
+    "end",
+    "quote",
+)
+
+SYSTEM_PROMPT = (
+    "Describe only the supplied explicit fictional API contract. "
+    "Cite every supplied source ID. Do not invent an unsupported rule."
+)
+
+#: Request checks in the order they are applied; the first failure refuses the case.
+REQUEST_CHECKS = (
+    "invalid_case",
+    "invalid_candidate_ids",
+    "duplicate_candidate",
+    "invalid_requested_version",
+    "missing_operation",
+    "unsupported_requested_operation",
+    "unsupported_requested_claim",
+    "unknown_candidate",
+    "invalid_source_version",
+)
+
+
+def check_request(
+    row: Mapping | object,
+    source_versions: Mapping[str, str],
+    schema: ClaimSchema,
+) -> tuple[str | None, str, str]:
+    """Apply the request checks to one case row.
+
+    ``row`` is the raw case object (normally a dict with ``candidate_ids``,
+    ``requested_version``, ``claim_key`` and optionally ``operation``);
+    ``source_versions`` maps every verified source id to its manifest version.
+
+    Returns ``(operation, reason, detail)``: ``reason`` is ``""`` when the request is
+    valid (``operation`` is then the resolved operation), else the first failing
+    ``GateError`` reason of ``REQUEST_CHECKS`` (``invalid_case`` here only when the row
+    is not an object; case-id problems are found by the case-table reader).
+    """
+    if not isinstance(row, Mapping):
+        return None, "invalid_case", f"case row is a {type(row).__name__}, not an object"
+    candidates = row.get("candidate_ids")
+    if not isinstance(candidates, list) or not all(isinstance(c, str) and c for c in candidates):
+        return None, "invalid_candidate_ids", "candidate_ids must be a list of non-empty strings"
+    seen: set[str] = set()
+    for candidate in candidates:
+        if candidate in seen:
+            return None, "duplicate_candidate", f"{candidate!r} is listed twice"
+        seen.add(candidate)
+    version = row.get("requested_version")
+    if not isinstance(version, str) or not VERSION_RE.match(version):
+        return None, "invalid_requested_version", f"{version!r} does not match ^[0-9]+\\.[0-9]+$"
+    operation = row.get("operation")
+    if operation is None:
+        operation = schema.single_operation
+        if operation is None:
+            return None, "missing_operation", f"the schema declares {len(schema.operations)} operations"
+    elif not isinstance(operation, str) or operation not in schema.operations:
+        return None, "unsupported_requested_operation", f"{operation!r} is not declared by the schema"
+    key = row.get("claim_key")
+    if not isinstance(key, str) or key not in schema.operations[operation]:
+        return None, "unsupported_requested_claim", f"{key!r} is not a key of {operation}"
+    for candidate in candidates:
+        if candidate not in source_versions:
+            return None, "unknown_candidate", f"{candidate!r} is not in the manifest"
+    for candidate in candidates:
+        if not VERSION_RE.match(source_versions[candidate]):
+            return None, "invalid_source_version", f"{candidate!r} has version {source_versions[candidate]!r}"
+    return operation, "", ""
+
+
+def answer_request(requested_version: str, operation: str, claim_key: str, claims: Sequence[Mapping]) -> dict:
+    """The prepared (never sent) chat request for a ``ready`` case (issue 2).
+
+    ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
+    ``json.dumps({"requested_version", "operation", "claim_key", "source_claims"},
+    sort_keys=True)`` with json's default separators and ASCII escaping.
+    """
+    user = json.dumps(
+        {
+            "requested_version": requested_version,
+            "operation": operation,
+            "claim_key": claim_key,
+            "source_claims": [{f: claim[f] for f in CLAIM_FIELDS} for claim in claims],
+        },
+        sort_keys=True,
+    )
+    return {"messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]}
+
+
+def decided_result(
+    *,
+    requested_version: str,
+    claim_key: str,
+    operation: str,
+    candidate_ids: list[str],
+    eligible_source_ids: list[str],
+    excluded_wrong_version_ids: list[str],
+    status: str,
+    reason: str,
+    claims: list[dict],
+    decided_at: str,
+    agreed_value: str | None = None,
+    missing_claim_source_ids: list[str] | None = None,
+) -> dict:
+    """Assemble a non-refused result object with the issue-2 fields in a fixed order.
+
+    ``answer_request`` is built here for ``ready`` and is ``None`` otherwise;
+    ``agreed_value`` / ``missing_claim_source_ids`` are added only when given.
+    """
+    result = {
+        "requested_version": requested_version,
+        "claim_key": claim_key,
+        "operation": operation,
+        "candidate_ids": list(candidate_ids),
+        "eligible_source_ids": eligible_source_ids,
+        "excluded_wrong_version_ids": excluded_wrong_version_ids,
+        "answer_request": (
+            answer_request(requested_version, operation, claim_key, claims) if status == "ready" else None
+        ),
+        "status": status,
+        "reason": reason,
+        "claims": claims,
+    }
+    if agreed_value is not None:
+        result["agreed_value"] = agreed_value
+    if missing_claim_source_ids is not None:
+        result["missing_claim_source_ids"] = missing_claim_source_ids
+    result["decided_at"] = decided_at
+    return result
+
+
+def refused_result(error: str, reason: str, decided_at: str) -> dict:
+    """A refused case: ``{status, error, reason, answer_request: None, decided_at}``."""
+    return {"status": "refused", "error": error, "reason": reason, "answer_request": None, "decided_at": decided_at}

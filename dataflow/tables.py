@@ -1,0 +1,203 @@
+"""Reading case and citation tables, writing results (Hamilton loading module + I/O helpers).
+
+Formats are chosen by file extension. A table that cannot be parsed at all is
+refused whole (``IngestionError`` ``invalid_case_table`` / ``invalid_citation_table``,
+naming the line where there is one); a single bad row is kept as it is and refused
+on its own later, so the rest of the batch goes on (issue 6).
+
+Writes are atomic: the bytes go to a temporary file in the destination folder,
+which is renamed into place only when complete, so a failed or interrupted run
+creates nothing and leaves an existing output as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from dataflow.errors import IngestionError
+
+CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
+
+
+def _read_json_rows(path: Path, reason: str) -> list:
+    """Rows of a JSON list or JSONL file, each the raw decoded value."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise IngestionError(reason, f"not found: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise IngestionError(reason, f"{path.name} is not UTF-8 (byte {exc.start})") from None
+    except OSError as exc:
+        raise IngestionError(reason, f"cannot read {path}: {exc.strerror}") from None
+    if path.suffix.lower() == ".jsonl":
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise IngestionError(reason, f"{path.name} line {number}: {exc.msg}") from None
+        return rows
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IngestionError(reason, f"{path.name} line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(document, list):
+        raise IngestionError(reason, f"{path.name}: expected a JSON list of objects")
+    return document
+
+
+def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
+    """Rows of a CSV file with a header, every cell a string."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise IngestionError(reason, f"not found: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise IngestionError(reason, f"{path.name} is not UTF-8 (byte {exc.start})") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise IngestionError(reason, f"{path.name} line {reader.line_num}: {exc}") from None
+    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    if missing:
+        raise IngestionError(reason, f"{path.name}: header lacks {', '.join(missing)}")
+    for number, row in enumerate(rows, start=2):
+        if None in row or any(v is None for v in row.values()):
+            raise IngestionError(reason, f"{path.name} line {number}: wrong number of fields")
+    return rows
+
+
+def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
+    """Rows of a Parquet file as plain Python objects (lists stay lists)."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise IngestionError(reason, f"not found: {path}") from None
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        raise IngestionError(reason, f"{path.name}: {exc}") from None
+    return table.to_pylist()
+
+
+def read_case_rows(cases_path: str | Path) -> list:
+    """Raw rows of a case table (``.json`` list, ``.jsonl``, ``.csv`` or ``.parquet``).
+
+    CSV cells are strings: ``candidate_ids`` is split on ``;`` (an empty cell is an
+    empty list) and an empty ``operation`` cell means none was given. Raises
+    ``IngestionError`` ``invalid_case_table`` for an unknown extension or a file
+    that cannot be parsed.
+    """
+    path = Path(cases_path)
+    suffix = path.suffix.lower()
+    reason = "invalid_case_table"
+    if suffix in (".json", ".jsonl"):
+        return _read_json_rows(path, reason)
+    if suffix == ".csv":
+        rows = _read_csv_rows(path, reason, ("case_id", "candidate_ids", "requested_version", "claim_key"))
+        for row in rows:
+            cell = row["candidate_ids"]
+            row["candidate_ids"] = cell.split(";") if cell != "" else []
+            if row.get("operation", None) == "":
+                del row["operation"]
+        return rows
+    if suffix == ".parquet":
+        return _read_parquet_rows(path, reason)
+    raise IngestionError(reason, f"{path.name}: unknown format (use {', '.join(CASE_TABLE_FORMATS)})")
+
+
+def case_table_frame(rows: list) -> pd.DataFrame:
+    """Frame of raw case rows, with the checks that need the whole table.
+
+    Columns: ``position`` (int64, 0-based row number), ``case_id`` (object: the
+    row's ``case_id`` or None), ``request`` (object: the raw row) and ``case_problem``
+    (str: ``""`` or why the row is ``invalid_case``: its ``case_id`` is not a non-empty
+    string, or repeats an earlier row's). Duplicates are found over the whole table
+    here, so a partitioned run refuses exactly the rows a whole run does.
+    """
+    case_ids: list = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for row in rows:
+        case_id = row.get("case_id") if isinstance(row, dict) else None
+        problem = ""
+        if not isinstance(row, dict):
+            problem = f"case row is a {type(row).__name__}, not an object"
+        elif not (isinstance(case_id, str) and case_id):
+            problem = "case_id must be a non-empty string"
+        elif case_id in seen:
+            problem = f"case_id {case_id!r} repeats an earlier row"
+        if isinstance(case_id, str):
+            seen.add(case_id)
+        case_ids.append(case_id if isinstance(case_id, str) and case_id else None)
+        problems.append(problem)
+    frame = pd.DataFrame({"position": range(len(rows)), "case_id": pd.Series(case_ids, dtype=object)})
+    frame["request"] = pd.Series(rows, dtype=object) if rows else pd.Series([], dtype=object)
+    frame["case_problem"] = pd.Series(problems, dtype="str")
+    return frame.astype({"position": "int64"})
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -> None:
+    """Write a file atomically: ``write(handle)`` fills a temporary file beside ``path``.
+
+    The temporary file is fsynced and renamed over ``path`` only when ``write``
+    returns; on any exception (or interruption) it is removed and ``path`` is untouched.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def json_bytes(document: object) -> bytes:
+    """Deterministic pretty JSON: 2-space indent, UTF-8, key order as built, final newline."""
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_json(path: str | Path, document: object) -> None:
+    """Atomically write ``document`` as deterministic pretty JSON."""
+    write_atomic(path, lambda handle: handle.write(json_bytes(document)))
+
+
+def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
+    """Atomically write one compact JSON object per line, streaming ``rows`` in order."""
+
+    def write(handle: io.BufferedWriter) -> None:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            handle.write(b"\n")
+
+    write_atomic(path, write)
+
+
+def write_parquet(path: str | Path, frame: pd.DataFrame) -> None:
+    """Atomically write a frame as Parquet (no index; deterministic for equal frames)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+    write_atomic(path, lambda handle: pq.write_table(table, handle))
