@@ -14,6 +14,8 @@ import pandas as pd
 from hamilton.function_modifiers import config
 from hamilton.htypes import Collect, Parallelizable
 
+from dataflow.partitioning import collected, partitions
+
 
 @config.when(partitioned=False)
 def case_table__whole(case_rows: pd.DataFrame) -> pd.DataFrame:
@@ -24,13 +26,7 @@ def case_table__whole(case_rows: pd.DataFrame) -> pd.DataFrame:
 @config.when(partitioned=True)
 def case_table__partitioned(case_rows: pd.DataFrame, partition_rows: int = 10_000) -> Parallelizable[pd.DataFrame]:
     """Consecutive slices of at most ``partition_rows`` case rows (at least one, maybe empty)."""
-    if partition_rows < 1:
-        raise ValueError("partition_rows must be at least 1")
-    if case_rows.empty:
-        yield case_rows
-        return
-    for start in range(0, len(case_rows), partition_rows):
-        yield case_rows.iloc[start : start + partition_rows].reset_index(drop=True)
+    yield from partitions(case_rows, partition_rows)
 
 
 @config.when(partitioned=False)
@@ -42,6 +38,4 @@ def gate_results__whole(gate_result: pd.DataFrame) -> pd.DataFrame:
 @config.when(partitioned=True)
 def gate_results__collected(gate_result: Collect[pd.DataFrame]) -> pd.DataFrame:
     """Every partition's decisions concatenated back into case-table order."""
-    frames = list(gate_result)
-    merged = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return merged.sort_values("position", kind="stable").reset_index(drop=True)
+    return collected(list(gate_result))
