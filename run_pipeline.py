@@ -22,8 +22,8 @@ import traceback
 from pathlib import Path
 
 import dataflow  # noqa: F401  (telemetry variable first)
-from dataflow import pipeline
-from dataflow.errors import ClaimgateError, IngestionError
+from dataflow import audit_cli, pipeline
+from dataflow.errors import ClaimgateError, IngestionError, UsageError
 from dataflow.sources import DEFAULT_MAX_SOURCE_BYTES
 from dataflow.tables import write_json, write_jsonl, write_parquet
 
@@ -31,10 +31,6 @@ ROOT = Path(__file__).resolve().parent
 FIXTURES = ROOT / "fixtures"
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
-
-
-class UsageError(Exception):
-    """A command-line usage problem (exit status 2)."""
 
 
 def _progress_enabled(args: argparse.Namespace) -> bool:
@@ -66,9 +62,7 @@ def draw_gate_pictures(run: pipeline.GateRun, out_dir: Path, per_case: bool) -> 
         for position, case_id, decided_at in zip(
             run.results["position"], run.results["case_id"], run.results["decided_at"]
         ):
-            style = pictures.case_style(decided_at, pictures.nodes_reached(decided_at))
-            graph = dr.display_all_functions(orient="LR", custom_style_function=style)
-            graph.attr(label=f"case {case_id}: decided at {decided_at}", labelloc="t", fontname="Helvetica")
+            graph = pictures.case_graph(dr, case_id, decided_at)
             _, note = pictures.write_picture(graph.source, out_dir / "cases" / _safe_name(case_id, position, used))
             if note:
                 notes.add(note.split(": wrote")[0] + ": wrote .dot files only")
@@ -133,19 +127,8 @@ def cmd_default(args: argparse.Namespace) -> int:
         for note in draw_gate_pictures(run, out_dir, per_case=True):
             print(note)
         print(f"wrote {out_dir / 'gate_dag.svg'} and one picture per case in {out_dir / 'cases'}")
-    audit_demo = _audit_demo_hook()
-    if audit_demo is not None:
-        audit_demo(args, out_dir)
+    audit_cli.run_demo(args, out_dir)
     return EXIT_OK
-
-
-def _audit_demo_hook():
-    """The audit demo of the default run, once the audit module is present."""
-    try:
-        from dataflow import audit_cli
-    except ImportError:
-        return None
-    return audit_cli.run_demo
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -177,10 +160,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    try:
-        from dataflow import audit_cli
-    except ImportError as exc:  # pragma: no cover
-        raise UsageError("the audit module is not installed") from exc
     return audit_cli.run_audit_command(args)
 
 

@@ -55,3 +55,7 @@ class DirectiveError(ClaimgateError):
     """An eligible source declares a directive the schema rejects; its cases are refused."""
 
     kind = "DirectiveError"
+
+
+class UsageError(Exception):
+    """A command-line usage problem (exit status 2), such as an unsupported output extension."""

@@ -13,6 +13,7 @@ line says so.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -47,14 +48,24 @@ NOT_REACHED_STYLE = {
 }
 
 
+_TABLE = re.compile(r"(<table[^>]*>)((?:<tr>.*?</tr>)+)(</table>)")
+_ROW = re.compile(r"<tr>.*?</tr>")
+
+
+def _sorted_table_rows(line: str) -> str:
+    """Sort the rows of an HTML-like table label (Hamilton lists grouped inputs in set order)."""
+    return _TABLE.sub(lambda m: m.group(1) + "".join(sorted(_ROW.findall(m.group(2)))) + m.group(3), line)
+
+
 def canonical_dot(source: str) -> str:
     """Reorder a DOT text's top-level statements deterministically.
 
     Header lines (up to and including the ``graph``/``node`` defaults) stay first;
     node statements, then edge statements, are sorted; subgraph blocks follow in
-    their original order, each with its statements sorted. The graph is unchanged; only the text order is fixed.
+    their original order, each with its statements sorted; rows of table labels
+    (grouped inputs) are sorted. The graph is unchanged; only the text order is fixed.
     """
-    lines = source.splitlines()
+    lines = [_sorted_table_rows(line) for line in source.splitlines()]
     head: list[str] = []
     nodes: list[str] = []
     edges: list[str] = []
@@ -102,6 +113,21 @@ def find_renderer() -> list[str] | None:
         if found:
             return [found]
     return None
+
+
+def svg_text(dot_source: str) -> str | None:
+    """Render DOT text to SVG text in memory (canonical order first); ``None`` without a renderer or on failure."""
+    renderer = find_renderer()
+    if renderer is None:
+        return None
+    completed = subprocess.run(
+        [*renderer, "-Tsvg"],
+        input=canonical_dot(dot_source).encode("utf-8"),
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    return completed.stdout.decode("utf-8") if completed.returncode == 0 else None
 
 
 def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tuple[list[Path], str | None]:
@@ -155,3 +181,16 @@ def case_style(decided_at: str, reached: set[str]) -> Callable:
         return {}, node_class, None
 
     return style
+
+
+def case_graph(dr, case_id: object, decided_at: str):
+    """The gate DAG drawn for one case: its path highlighted, titled with the deciding node.
+
+    ``dr`` is the gate driver (``pipeline.gate_driver()``); returns Hamilton's
+    ``graphviz.Digraph`` (use ``.source`` for the DOT text).
+    """
+    graph = dr.display_all_functions(
+        orient="LR", custom_style_function=case_style(decided_at, nodes_reached(decided_at))
+    )
+    graph.attr(label=f"case {case_id}: decided at {decided_at}", labelloc="t", fontname="Helvetica")
+    return graph

@@ -8,6 +8,7 @@ command line writes. No decision is taken here.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import sys
 from collections.abc import Iterator
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from hamilton import driver
+from hamilton import driver, lifecycle
 
 import dataflow  # noqa: F401  (sets the telemetry variable before Hamilton loads plugins)
-from dataflow import batching, gate, loading
+from dataflow import audit, audit_batching, audit_loading, batching, gate, loading
 from dataflow.schema import ClaimSchema
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
@@ -40,6 +41,14 @@ def quiet_hamilton_logs(debug: bool = False) -> None:
     logging.getLogger("hamilton").setLevel(logging.DEBUG if debug else logging.CRITICAL)
 
 
+def check_executor(executor: str) -> None:
+    """Raise ``ValueError`` (one line, for a usage error) when ``executor`` is unknown or not installed."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    if executor == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError("--executor ray needs the optional extra: pip install 'claimgate[ray]'")
+
+
 @contextlib.contextmanager
 def task_executor(executor: str, scheduler: str | None = None, workers: int = 2) -> Iterator[object | None]:
     """A Hamilton task executor for ``executor`` (``None`` for ``local``), closed on exit.
@@ -47,8 +56,10 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
     ``dask`` connects a ``dask.distributed.Client`` to ``scheduler`` (an address such
     as ``tcp://host:8786``) or, without one, to a ``LocalCluster`` of ``workers``
     single-threaded processes with no dashboard; both are closed on exit. ``ray``
-    needs the optional ``ray`` extra. Raises ``ValueError`` for an unknown name.
+    needs the optional ``ray`` extra. Raises ``ValueError`` for an unknown name or a
+    missing extra (``check_executor``), before anything is started.
     """
+    check_executor(executor)
     if executor == "local":
         yield None
     elif executor == "multiprocessing":
@@ -77,16 +88,68 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
             client.close()
             if cluster is not None:
                 cluster.close()
-    elif executor == "ray":
-        try:
-            import ray
-            from hamilton.plugins.h_ray import RayTaskExecutor
-        except ImportError as exc:  # pragma: no cover - depends on the optional extra
-            raise ValueError("--executor ray needs the optional extra: pip install 'claimgate[ray]'") from exc
-        yield RayTaskExecutor(address=scheduler) if scheduler else RayTaskExecutor()
-        ray.shutdown()
-    else:
-        raise ValueError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself
+        from hamilton.plugins.h_ray import RayTaskExecutor
+
+        yield RayTaskExecutor(ray_init_config={"address": scheduler} if scheduler else None)
+
+
+class ProgressBar(
+    lifecycle.GraphExecutionHook, lifecycle.NodeExecutionHook, lifecycle.TaskGroupingHook, lifecycle.TaskReturnHook
+):
+    """A tqdm bar on stderr: nodes done in a whole-table run, tasks done in a partitioned run.
+
+    Why not ``hamilton.plugins.h_tqdm.ProgressBar``: it keeps its tqdm bar on the adapter,
+    and a remote executor pickles the adapter into every task, so a partitioned run
+    failed with ``PicklingError``. This bar stays in the driver process (a pickled copy
+    has none and draws nothing); a partitioned run counts tasks as they return to the
+    driver, the total growing when the partitions are known. tqdm's ``disable=None``
+    keeps it silent when stderr is not a terminal.
+    """
+
+    def __init__(self, desc: str, partitioned: bool) -> None:
+        self.desc = desc
+        self.partitioned = partitioned
+        self.bar = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "bar": None}
+
+    def run_before_graph_execution(self, *, execution_path, **future_kwargs) -> None:
+        import tqdm
+
+        total = None if self.partitioned else len(execution_path)
+        unit = "tasks" if self.partitioned else "nodes"
+        self.bar = tqdm.tqdm(desc=self.desc, total=total, unit=unit, file=sys.stderr, disable=None, leave=False)
+
+    def run_before_node_execution(self, *, node_name: str, **future_kwargs) -> None:
+        if self.bar is not None and not self.partitioned:
+            self.bar.set_postfix_str(node_name, refresh=True)
+
+    def run_after_node_execution(self, **future_kwargs) -> None:
+        if self.bar is not None and not self.partitioned:
+            self.bar.update(1)
+
+    def run_after_task_grouping(self, *, task_ids: list[str], **future_kwargs) -> None:
+        if self.bar is not None and self.partitioned:
+            self.bar.total = len(task_ids)
+            self.bar.refresh()
+
+    def run_after_task_expansion(self, *, parameters: dict, **future_kwargs) -> None:
+        if self.bar is not None and self.partitioned and self.bar.total is not None:
+            # The block was counted once at grouping; it now runs once per partition.
+            self.bar.total += len(parameters) - 1
+            self.bar.refresh()
+
+    def run_after_task_return(self, *, task_id: str, **future_kwargs) -> None:
+        if self.bar is not None and self.partitioned:
+            self.bar.set_postfix_str(task_id, refresh=False)
+            self.bar.update(1)
+
+    def run_after_graph_execution(self, **future_kwargs) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
@@ -96,9 +159,7 @@ def gate_driver(remote_executor: object | None = None, progress: bool = False) -
     if remote_executor is not None:
         builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
     if progress:
-        from hamilton.plugins.h_tqdm import ProgressBar
-
-        builder = builder.with_adapters(ProgressBar(desc="gate", file=sys.stderr))
+        builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
 
 
@@ -207,3 +268,76 @@ def summary_table(run: GateRun) -> str:
         )
     ]
     return text_table(rows, ["case", "status", "reason", "decided_at", "detail"])
+
+
+# --------------------------------------------------------------------------- citation audit
+
+
+def audit_driver(document_source: str, remote_executor: object | None = None) -> driver.Driver:
+    """The audit's Hamilton driver; ``document_source`` is ``"corpus"`` or ``"manifest"``."""
+    if document_source not in ("corpus", "manifest"):
+        raise ValueError(f"document_source must be corpus or manifest, not {document_source!r}")
+    builder = driver.Builder().with_modules(loading, audit_loading, audit_batching, audit)
+    builder = builder.with_config({"document_source": document_source, "partitioned": remote_executor is not None})
+    if remote_executor is not None:
+        builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
+    return builder.build()
+
+
+@dataclass
+class AuditRun:
+    """What one audit run returns: one row per citation and the documents it was checked against."""
+
+    results: pd.DataFrame
+    documents: dict
+
+
+def run_audit(
+    citations_path: str | Path,
+    *,
+    corpus_path: str | Path | None = None,
+    manifest_path: str | Path | None = None,
+    llm_call: object | None = None,
+    min_tokens: int = 4,
+    window_chars: int = 2000,
+    max_source_bytes: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    partition_rows: int = 10_000,
+    progress: bool = False,
+) -> AuditRun:
+    """Audit a citation table against a corpus file or a pinned manifest (exactly one).
+
+    Raises ``IngestionError`` when the corpus, manifest, a source or the citation
+    table is refused; ``ValueError`` when both or neither document source is given.
+    """
+    if (corpus_path is None) == (manifest_path is None):
+        raise ValueError("give exactly one of corpus_path and manifest_path")
+    inputs: dict = {"citations_path": str(citations_path), "min_tokens": min_tokens, "window_chars": window_chars}
+    if corpus_path is not None:
+        inputs["corpus_path"] = str(corpus_path)
+    else:
+        inputs["manifest_path"] = str(manifest_path)
+        if max_source_bytes is not None:
+            inputs["max_source_bytes"] = max_source_bytes
+    if llm_call is not None:
+        inputs["llm_call"] = llm_call
+    with task_executor(executor, scheduler) as remote:
+        if remote is not None:
+            inputs["partition_rows"] = partition_rows
+        else:
+            inputs["show_progress"] = progress
+        dr = audit_driver("corpus" if corpus_path is not None else "manifest", remote)
+        out = dr.execute(["audit_results", "source_documents"], inputs=inputs)
+    return AuditRun(out["audit_results"], out["source_documents"])
+
+
+def audit_rows(run: AuditRun) -> list[dict]:
+    """Output rows (``audit.AUDIT_COLUMNS``) as plain JSON-ready dicts, in citation-table order."""
+    columns = list(audit.AUDIT_COLUMNS)
+    rows = []
+    for values in run.results[columns].itertuples(index=False, name=None):
+        row = dict(zip(columns, values))
+        row["model_calls"] = int(row["model_calls"])
+        rows.append(row)
+    return rows

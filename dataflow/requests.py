@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 
 from dataflow.schema import ClaimSchema
 
-VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+# \Z, not $: "$" also matches before a trailing newline, so "1.0\n" would pass.
+VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\Z")
 
 #: Fields of a claim record, in order (issue 2 "Claim record").
 CLAIM_FIELDS = (

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from dataflow.errors import IngestionError
 
-NAME_RE = re.compile(r"^[a-z_]+$")
+# \Z, not $: "$" also matches before a trailing newline (a quoted TOML key may hold one).
+NAME_RE = re.compile(r"^[a-z_]+\Z")
 DEFAULT_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "quill_schema.toml"
 
 

@@ -35,7 +35,7 @@ from dataflow.errors import IngestionError
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB (issue 6)
-_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")  # \Z, not $: "$" would accept a trailing newline
 
 #: Columns of ``verified_sources`` in order; every column has pandas dtype ``str``.
 VERIFIED_SOURCE_COLUMNS = (*MANIFEST_FIELDS, "document_revision", "text")

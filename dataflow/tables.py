@@ -149,6 +149,74 @@ def case_table_frame(rows: list) -> pd.DataFrame:
     return frame.astype({"position": "int64"})
 
 
+CITATION_FIELDS = ("citation_id", "claim", "doc_id", "quote")
+CITATION_FORMATS = (".jsonl", ".json", ".csv")
+
+
+def read_citation_rows(citations_path: str | Path) -> list:
+    """Raw rows of a citation file (``.jsonl``, ``.json`` list or ``.csv`` with a header).
+
+    Raises ``IngestionError`` ``invalid_citation_table`` for an unknown extension or
+    a file that cannot be parsed (naming the line where there is one).
+    """
+    path = Path(citations_path)
+    suffix = path.suffix.lower()
+    reason = "invalid_citation_table"
+    if suffix in (".json", ".jsonl"):
+        return _read_json_rows(path, reason)
+    if suffix == ".csv":
+        return _read_csv_rows(path, reason, ("citation_id", "doc_id", "quote"))
+    raise IngestionError(reason, f"{path.name}: unknown format (use {', '.join(CITATION_FORMATS)})")
+
+
+def citation_table_frame(rows: list) -> pd.DataFrame:
+    """Frame of citations with per-row problems found.
+
+    Columns: ``position`` (int64), ``citation_id``, ``claim``, ``doc_id``, ``quote``
+    (object: str or None) and ``citation_problem`` (str: ``""`` or why the row gets
+    the verdict ``invalid_citation``: not an object, no non-empty string
+    ``citation_id``/``doc_id``, a ``quote`` or ``claim`` that is not a string, or a
+    ``citation_id`` repeating an earlier row's). A missing ``claim`` is ``""``; an
+    empty ``quote`` is kept (it is ``insufficient_quote``, not invalid).
+    """
+    columns: dict[str, list] = {name: [] for name in CITATION_FIELDS}
+    problems: list[str] = []
+    seen: set[str] = set()
+    for row in rows:
+        fields = row if isinstance(row, dict) else {}
+        citation_id, doc_id = fields.get("citation_id"), fields.get("doc_id")
+        quote, claim = fields.get("quote"), fields.get("claim", "")
+        if isinstance(citation_id, int) and not isinstance(citation_id, bool):
+            citation_id = str(citation_id)
+        problem = ""
+        if not isinstance(row, dict):
+            problem = f"row is a {type(row).__name__}, not an object"
+        elif not (isinstance(citation_id, str) and citation_id):
+            problem = "citation_id must be a non-empty string"
+        elif citation_id in seen:
+            problem = f"citation_id {citation_id!r} repeats an earlier row"
+        elif not (isinstance(doc_id, str) and doc_id):
+            problem = "doc_id must be a non-empty string"
+        elif not isinstance(quote, str):
+            problem = "quote must be a string"
+        elif claim is None:
+            claim = ""
+        elif not isinstance(claim, str):
+            problem = "claim must be a string"
+        if isinstance(citation_id, str):
+            seen.add(citation_id)
+        columns["citation_id"].append(citation_id if isinstance(citation_id, str) and citation_id else None)
+        columns["claim"].append(claim if isinstance(claim, str) else None)
+        columns["doc_id"].append(doc_id if isinstance(doc_id, str) and doc_id else None)
+        columns["quote"].append(quote if isinstance(quote, str) else None)
+        problems.append(problem)
+    frame = pd.DataFrame({"position": pd.Series(range(len(rows)), dtype="int64")})
+    for name in CITATION_FIELDS:
+        frame[name] = pd.Series(columns[name], dtype=object)
+    frame["citation_problem"] = pd.Series(problems, dtype="str")
+    return frame
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -192,6 +260,11 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
             handle.write(b"\n")
 
     write_atomic(path, write)
+
+
+def write_csv(path: str | Path, frame: pd.DataFrame) -> None:
+    """Atomically write a frame as UTF-8 CSV with a header and ``\\n`` line ends, no index."""
+    write_atomic(path, lambda handle: handle.write(frame.to_csv(index=False, lineterminator="\n").encode("utf-8")))
 
 
 def write_parquet(path: str | Path, frame: pd.DataFrame) -> None:
