@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent
 FIXTURES = ROOT / "fixtures"
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
+CHANGED_SOURCE_ID = "quill-guide"  # the pinned source the changed-source scenario edits
 
 
 def _progress_enabled(args: argparse.Namespace) -> bool:
@@ -90,19 +91,19 @@ def write_gate_output(path: Path, run: pipeline.GateRun, document: dict) -> None
 def changed_source_scenario(schema: str | None) -> dict:
     """Edit one pinned source in a temporary copy of the fixtures (manifest unchanged) and run the gate.
 
-    The real fixtures are never touched. Returns the refusal record
-    ``{"status": "refused", "error": "IngestionError", "reason": "hash_mismatch", "answer_request": None}``,
-    plus which source was edited; raises ``AssertionError`` if the edit were accepted.
+    The real fixtures are never touched. Returns exactly the refusal record
+    ``{"status": "refused", "error": "IngestionError", "reason": "hash_mismatch", "answer_request": None}``;
+    raises ``AssertionError`` if the edit were accepted.
     """
     with tempfile.TemporaryDirectory(prefix="claimgate-changed-") as tmp:
         copy = Path(tmp) / "fixtures"
         shutil.copytree(FIXTURES, copy)
-        edited = copy / "sources" / "quill-guide.md"
+        edited = copy / "sources" / f"{CHANGED_SOURCE_ID}.md"
         edited.write_bytes(edited.read_bytes().replace(b"existing_path=refuse", b"existing_path=overwrite"))
         try:
             pipeline.run_gate(copy / "manifest.json", copy / "cases.json", schema)
         except IngestionError as exc:
-            return {**exc.as_result(), "edited_source_id": "quill-guide", "detail": exc.detail}
+            return exc.as_result()
     raise AssertionError("an edited pinned source was accepted")
 
 
@@ -119,7 +120,7 @@ def cmd_default(args: argparse.Namespace) -> int:
     write_gate_output(output, run, document)
     print(pipeline.summary_table(run))
     print(
-        f"\nchanged source: {changed['edited_source_id']} edited, manifest unchanged -> "
+        f"\nchanged source: {CHANGED_SOURCE_ID} edited in a temporary copy, manifest unchanged -> "
         f"{changed['status']} / {changed['error']} / {changed['reason']}"
     )
     print(f"wrote {output}")

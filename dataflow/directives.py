@@ -76,7 +76,7 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
             raise DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
         if value not in allowed[key]:
             raise DirectiveError(
-                "unknown_directive_value", f"{where}: {operation}.{key}={value} not in {list(allowed[key])}"
+                "unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {list(allowed[key])}"
             )
         if (operation, key) in seen:
             raise DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")

@@ -34,23 +34,35 @@ candidate start; at one start the smallest bracket gaps that match are used
 lexicographically earliest chain whose elided and bracketed text has no negation
 is reported; if every chain hides a negation, the earliest such chain decides the
 reason. With several documents, documents are taken in sorted ``doc_id`` order.
+Brackets and ellipses can also be the source's own (``J[c]=p``, ``[12]``,
+``1, 2, ..., n``): when the editorial reading is not ``found``, the quote is read
+again with those marks as the source's punctuation (which must then match
+verbatim, contiguously) and the better verdict is kept (see :func:`_audit`).
+
+Known limits (all fail closed, i.e. give ``not_found``): a word broken by a
+line-end hyphen in both the quote and the document at *different* points
+(``pontif-/icate`` vs ``pontifi-/cate``); two brackets with nothing between them
+together stand for at most four tokens; at one start, a fragment keeps only its
+smallest bracket gaps, so a chain needing a longer gap at that start is not tried.
 
 Verdicts and reason codes (stable interface):
 
-===================== ============================ ==========================================
-verdict               reason                       meaning
-===================== ============================ ==========================================
-``found``             ``verbatim_match``           in the cited document
-``misattributed``     ``found_in_other_document``  not in the cited document, in others
-``misattributed``     ``unknown_cited_document``   cited doc_id unknown; quote is elsewhere
-``not_found``         ``no_verbatim_match``        nowhere in the corpus
-``not_found``         ``unknown_cited_document``   cited doc_id unknown, quote nowhere
-``not_found``         ``elision_drops_negation``   only matches with a negation in an ellipsis
-``not_found``         ``bracket_drops_negation``   only matches with a negation behind brackets
-``insufficient_quote`` ``empty_quote``             no token at all (empty, punctuation only)
-``insufficient_quote`` ``too_few_tokens``          fewer than ``min_tokens`` tokens
-``insufficient_quote`` ``fragment_too_short``      an ellipsis fragment has < ``min_fragment_tokens``
-===================== ============================ ==========================================
+- ``found`` / ``verbatim_match``: in the cited document.
+- ``misattributed`` / ``found_in_other_document``: not in the cited document, in
+  the documents listed in ``matched_doc_ids``.
+- ``misattributed`` / ``unknown_cited_document``: the cited doc_id is not in the
+  corpus; the quote is in the listed documents.
+- ``not_found`` / ``no_verbatim_match``: nowhere in the corpus.
+- ``not_found`` / ``unknown_cited_document``: cited doc_id unknown, quote nowhere.
+- ``not_found`` / ``elision_drops_negation``: the only placements hide a negation
+  behind an ellipsis (in the cited document, else in another one).
+- ``not_found`` / ``bracket_drops_negation``: the only placements hide a negation
+  behind bracketed editor's text that has no negation of its own.
+- ``insufficient_quote`` / ``empty_quote``: no token at all (empty, punctuation
+  only, not a str).
+- ``insufficient_quote`` / ``too_few_tokens``: fewer than ``min_tokens`` tokens.
+- ``insufficient_quote`` / ``fragment_too_short``: an ellipsis fragment has fewer
+  than ``min_fragment_tokens`` tokens.
 
 Every result is a plain dict with keys in this order: ``verdict``, ``reason``,
 ``match_kind`` (``exact`` | ``elided`` | ``bracketed`` | ``None``),

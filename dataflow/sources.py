@@ -55,8 +55,7 @@ def document_revision(record: Mapping[str, str]) -> str:
 def read_manifest(manifest_path: str | Path) -> dict:
     """Read and shape-check a manifest file; return ``{"root": Path, "sources": [entry, ...]}``.
 
-    Raises ``IngestionError``: ``missing_source`` (the manifest file itself is absent),
-    ``invalid_manifest`` (not UTF-8 JSON, not an object with a ``sources`` list, an entry
+    Raises ``IngestionError``: ``invalid_manifest`` (the manifest file is absent, not UTF-8 JSON, not an object with a ``sources`` list, an entry
     that is not an object, a missing field or a field that is not a non-empty string),
     ``duplicate_source_id``, ``invalid_sha256`` (not 64 lowercase hex digits),
     ``path_outside_root`` (absolute path or a ``..`` component).
@@ -65,7 +64,7 @@ def read_manifest(manifest_path: str | Path) -> dict:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise IngestionError("missing_source", f"manifest not found: {path}") from None
+        raise IngestionError("invalid_manifest", f"manifest not found: {path}") from None
     except OSError as exc:
         raise IngestionError("invalid_manifest", f"cannot read {path}: {exc.strerror}") from None
     try:

@@ -66,16 +66,18 @@ def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[d
     except UnicodeDecodeError as exc:
         raise IngestionError(reason, f"{path.name} is not UTF-8 (byte {exc.start})") from None
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows = []
     try:
-        rows = list(reader)
+        missing = [c for c in required if c not in (reader.fieldnames or [])]
+        if missing:
+            raise IngestionError(reason, f"{path.name}: header lacks {', '.join(missing)}")
+        for row in reader:
+            # reader.line_num is the physical line the row ended on (a quoted cell may span lines).
+            if None in row or any(v is None for v in row.values()):
+                raise IngestionError(reason, f"{path.name} line {reader.line_num}: wrong number of fields")
+            rows.append(row)
     except csv.Error as exc:
         raise IngestionError(reason, f"{path.name} line {reader.line_num}: {exc}") from None
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
-    if missing:
-        raise IngestionError(reason, f"{path.name}: header lacks {', '.join(missing)}")
-    for number, row in enumerate(rows, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise IngestionError(reason, f"{path.name} line {number}: wrong number of fields")
     return rows
 
 
