@@ -55,8 +55,9 @@ def document_revision(record: Mapping[str, str]) -> str:
 def read_manifest(manifest_path: str | Path) -> dict:
     """Read and shape-check a manifest file; return ``{"root": Path, "sources": [entry, ...]}``.
 
-    Raises ``IngestionError``: ``invalid_manifest`` (the manifest file is absent, not UTF-8 JSON, not an object with a ``sources`` list, an entry
-    that is not an object, a missing field or a field that is not a non-empty string),
+    Raises ``IngestionError``: ``invalid_manifest`` (the manifest file is absent, not
+    UTF-8 JSON, not an object with a ``sources`` list, an entry that is not an object,
+    a missing field or a field that is not a non-empty string),
     ``duplicate_source_id``, ``invalid_sha256`` (not 64 lowercase hex digits),
     ``path_outside_root`` (absolute path or a ``..`` component).
     """
