@@ -132,10 +132,21 @@ def cmd_default(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def check_execution_options(args: argparse.Namespace) -> None:
+    """Refuse, as usage errors, an executor that is unknown or not installed and a partition size below 1."""
+    try:
+        pipeline.check_executor(args.executor)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.partition_rows < 1:
+        raise UsageError("--partition-rows must be at least 1")
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in GATE_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(GATE_OUTPUTS)}")
+    check_execution_options(args)
     run = pipeline.run_gate(
         args.manifest,
         args.cases,
@@ -161,6 +172,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    check_execution_options(args)
     return audit_cli.run_audit_command(args)
 
 
