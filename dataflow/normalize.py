@@ -107,9 +107,7 @@ _SYMBOL_SPELLINGS = {">=": "≥", "<=": "≤", "!=": "≠", "+/-": "±"}
 _SIGN_RE = re.compile(rf"^[{_MINUS}]")
 
 #: A hyphen at a line end between two letters (the ambiguous line-end hyphen).
-_LINE_END_HYPHEN_RE = re.compile(
-    rf"(?<=[^\W\d_])[\-\u2010][ \t]*{_LINE_BREAK}[ \t]*(?=[^\W\d_])"
-)
+_LINE_END_HYPHEN_RE = re.compile(rf"(?<=[^\W\d_])[\-\u2010][ \t]*{_LINE_BREAK}[ \t]*(?=[^\W\d_])")
 #: A soft hyphen at a line end: always a typesetter's break, deleted with the break.
 _SOFT_HYPHEN_BREAK_RE = re.compile(rf"\u00ad[ \t\u00a0]*{_LINE_BREAK}[ \t\u00a0]*")
 
