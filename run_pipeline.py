@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
@@ -25,7 +26,7 @@ import dataflow  # noqa: F401  (telemetry variable first)
 from dataflow import audit_cli, pipeline
 from dataflow.errors import ClaimgateError, IngestionError, UsageError
 from dataflow.sources import DEFAULT_MAX_SOURCE_BYTES
-from dataflow.tables import write_json, write_jsonl, write_parquet
+from dataflow.tables import valid_unicode, write_json, write_jsonl, write_parquet
 
 ROOT = Path(__file__).resolve().parent
 FIXTURES = ROOT / "fixtures"
@@ -80,9 +81,11 @@ def write_gate_output(path: Path, run: pipeline.GateRun, document: dict) -> None
     elif suffix == ".parquet":
         import pandas as pd
 
-        frame = run.results[["case_id", "status", "reason", "error", "decided_at"]].copy()
-        frame["case_id"] = frame["case_id"].astype("str").where(run.results["case_id"].notna(), None)
-        frame["entry"] = [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in document["cases"]]
+        frame = run.results[["case_id", "status", "reason", "error", "decided_at", "detail"]].copy()
+        frame["case_id"] = [valid_unicode(c) if isinstance(c, str) else None for c in run.results["case_id"]]
+        frame["entry"] = [
+            valid_unicode(json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in document["cases"]
+        ]
         write_parquet(path, pd.DataFrame(frame).reset_index(drop=True))
     else:
         raise UsageError(f"--output must end in {', '.join(GATE_OUTPUTS)}")
@@ -118,28 +121,37 @@ def cmd_default(args: argparse.Namespace) -> int:
     changed = changed_source_scenario(args.schema)
     document = pipeline.gate_document(run, fixture_kind="synthetic-quill-teaching-fixtures", changed_source=changed)
     write_gate_output(output, run, document)
-    print(pipeline.summary_table(run))
-    print(
+    say = (lambda *_: None) if args.quiet else print
+    say(pipeline.summary_table(run))
+    say(
         f"\nchanged source: {CHANGED_SOURCE_ID} edited in a temporary copy, manifest unchanged -> "
         f"{changed['status']} / {changed['error']} / {changed['reason']}"
     )
-    print(f"wrote {output}")
+    say(f"wrote {output}")
     if not args.no_pictures:
         for note in draw_gate_pictures(run, out_dir, per_case=True):
             print(note)
-        print(f"wrote {out_dir / 'gate_dag.svg'} and one picture per case in {out_dir / 'cases'}")
-    audit_cli.run_demo(args, out_dir)
+        say(f"wrote {out_dir / 'gate_dag.svg'} and one picture per case in {out_dir / 'cases'}")
+    audit_cli.run_demo(args, out_dir, say)
     return EXIT_OK
 
 
 def check_execution_options(args: argparse.Namespace) -> None:
-    """Refuse, as usage errors, an executor that is unknown or not installed and a partition size below 1."""
+    """Refuse, as usage errors, options that cannot mean anything.
+
+    An executor that is unknown or not installed, ``--scheduler`` with the local
+    executor, a partition size or a source size limit below 1.
+    """
     try:
         pipeline.check_executor(args.executor)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.partition_rows < 1:
         raise UsageError("--partition-rows must be at least 1")
+    if args.scheduler and args.executor not in ("dask", "ray"):
+        raise UsageError("--scheduler needs --executor dask or ray")
+    if args.max_source_bytes < 1:
+        raise UsageError("--max-source-bytes must be at least 1")
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -173,6 +185,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     check_execution_options(args)
+    if args.min_tokens < 1 or args.window_chars < 1:
+        raise UsageError("--min-tokens and --window-chars must be at least 1")
     return audit_cli.run_audit_command(args)
 
 
@@ -234,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--window-chars", type=int, default=2000, help="largest span of an elided quote in characters (default 2000)"
     )
+    parser.subcommands = {"gate": gate, "audit": audit}  # for usage lines of the right command
     return parser
 
 
@@ -246,9 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except UsageError as exc:
-        parser.print_usage(sys.stderr)
+        parser.subcommands.get(args.command, parser).print_usage(sys.stderr)
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # stdout closed early (`| head`): the output file is already complete
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except ClaimgateError as exc:
         if debug:
             traceback.print_exc()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from dataflow import pipeline, standin_judge
+from dataflow.audit import AUDIT_COLUMNS
 from dataflow.errors import UsageError
 from dataflow.judge import load_judge
 from dataflow.tables import write_csv, write_json, write_jsonl
@@ -35,7 +36,7 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
+        frame = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))  # the header is written even with no row
         for column in ("matched_doc_ids", "spans", "judge"):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
@@ -103,7 +104,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_demo(args: argparse.Namespace, out_dir: Path) -> None:
+def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
     """The default run's four-citation demo, judged by the offline stand-in; writes ``audit_result.jsonl``."""
     standin_judge.reset()
     run = pipeline.run_audit(
@@ -116,14 +117,17 @@ def run_demo(args: argparse.Namespace, out_dir: Path) -> None:
     calls = standin_judge.CALLS["count"]
     if calls != paid:  # the rows and the stand-in's own counter must agree
         raise RuntimeError(f"model_calls say {paid} but the stand-in counted {calls} calls")
-    print("\ncitation audit demo (offline stand-in judge, not a model):")
-    print(verdict_table(rows))
-    print(f"{rejected} rejected for free, {calls} reached the model")
-    print(f"wrote {output}")
+    say("\ncitation audit demo (offline stand-in judge, not a model):")
+    say(verdict_table(rows))
+    say(f"{rejected} rejected for free, {calls} reached the model")
+    say(f"wrote {output}")
     if not args.no_pictures:
         from dataflow import pictures
 
         dr = pipeline.audit_driver("corpus")
         graph = dr.display_upstream_of("audit_results", orient="LR")
         _, note = pictures.write_picture(graph.source, out_dir / "audit_dag")
-        print(note or f"wrote {out_dir / 'audit_dag.svg'}")
+        if note:
+            print(note)
+        else:
+            say(f"wrote {out_dir / 'audit_dag.svg'}")

@@ -59,3 +59,7 @@ class DirectiveError(ClaimgateError):
 
 class UsageError(Exception):
     """A command-line usage problem (exit status 2), such as an unsupported output extension."""
+
+
+class OutputError(UsageError):
+    """The output cannot be written where asked (a folder, a file where a folder should be, no permission)."""

@@ -12,7 +12,8 @@ contain a JSON object ``{"reasoning": str, "verdict": str, "confidence": number}
 with ``verdict`` in ``supports, partial, unrelated, contradicts`` and ``0 <=
 confidence <= 1``.
 
-Fails closed: an exception, a non-string answer, text with no JSON object, a missing
+Fails closed: an exception (any, even ``SystemExit``; only ``KeyboardInterrupt``
+stops the run), a non-string answer, text with no JSON object, a missing
 or non-string ``reasoning``, an out-of-vocabulary verdict, or a confidence that is
 not a number in 0–1 all give ``unrelated`` with confidence 0 and the failure named
 in ``reasoning``. A failure is never retried into a better answer.
@@ -125,7 +126,9 @@ def judge_citation(
     """Call the judge once for one found citation; return its validated judgment (fails closed)."""
     try:
         answer = llm_call(SYSTEM_PROMPT, user_message(claim, quote, doc_id, source_text, spans))
-    except Exception as exc:  # any failure of the caller's model is a failed judgment, never a crash
+    except KeyboardInterrupt:  # the person running the audit stops it; that is not the judge's answer
+        raise
+    except BaseException as exc:  # noqa: BLE001 - even SystemExit from a judge is a failed judgment, never a crash
         return _failure("exception", f"{type(exc).__name__}: {exc}")
     return parse_judgment(answer)
 

@@ -137,7 +137,8 @@ def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tu
     (no renderer installed, or the renderer failed); the ``.dot`` is written anyway.
     """
     base = Path(out_base)
-    dot_path = base.with_suffix(".dot")
+    # Append, never replace, the extension: a case id such as "release.1.0" keeps its dots.
+    dot_path = base.with_name(base.name + ".dot")
     canonical = canonical_dot(dot_source)
     write_atomic(dot_path, lambda handle: handle.write(canonical.encode("utf-8")))
     renderer = find_renderer()
@@ -149,7 +150,7 @@ def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tu
     if completed.returncode != 0:
         message = completed.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         return [dot_path], f"rendering failed ({' '.join(message) or completed.returncode}): wrote {dot_path} only"
-    picture = base.with_suffix(f".{fmt}")
+    picture = base.with_name(f"{base.name}.{fmt}")
     write_atomic(picture, lambda handle: handle.write(completed.stdout))
     return [dot_path, picture], None
 

@@ -20,6 +20,7 @@ from hamilton import driver, lifecycle
 
 import dataflow  # noqa: F401  (sets the telemetry variable before Hamilton loads plugins)
 from dataflow import audit, audit_batching, audit_loading, batching, gate, loading
+from dataflow.errors import UsageError
 from dataflow.schema import ClaimSchema
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
@@ -71,7 +72,10 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
         from hamilton.plugins.h_dask import DaskExecutor
 
         if scheduler:
-            client = Client(scheduler)
+            try:
+                client = Client(scheduler, timeout="15s")
+            except (OSError, TimeoutError) as exc:
+                raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
             cluster = None
         else:
             cluster = LocalCluster(
@@ -228,6 +232,19 @@ def case_entries(run: GateRun) -> list[dict]:
     return entries
 
 
+def refusal_details(run: GateRun) -> list[dict]:
+    """``[{position, case_id, error, reason, detail}]`` for every refused case, in case-table order.
+
+    ``detail`` is the one-line explanation of the reason (which source and line, which
+    candidate). It sits beside the result objects, which keep exactly the issue's shape.
+    """
+    refused = run.results.loc[run.results["status"] == "refused", ["position", "case_id", "error", "reason", "detail"]]
+    return [
+        {"position": int(p), "case_id": c, "error": e, "reason": r, "detail": d}
+        for p, c, e, r, d in refused.itertuples(index=False, name=None)
+    ]
+
+
 def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:
     """The ``gate_result.json`` document of issue 2 (``changed_source`` only in the default run)."""
     document = {
@@ -238,6 +255,7 @@ def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None =
         "schema": run.schema.as_dict(),
         "cases": case_entries(run),
     }
+    document["refusal_details"] = refusal_details(run)
     if changed_source is not None:
         document["changed_source"] = changed_source
     document["policy"] = POLICY

@@ -90,7 +90,9 @@ def schema_from_dict(document: dict, origin: str = "schema") -> ClaimSchema:
         for key, values in keys.items():
             if not NAME_RE.match(key):
                 raise refuse(f"key name {operation}.{key!r} is outside [a-z_]+")
-            if not isinstance(values, list) or not values:
+            if not isinstance(values, list):
+                raise refuse(f"{operation}.{key} must be a list of values, not a {type(values).__name__}")
+            if not values:
                 raise refuse(f"{operation}.{key} has an empty enumeration")
             for value in values:
                 if not isinstance(value, str) or not NAME_RE.match(value):

@@ -41,6 +41,24 @@ _SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")  # \Z, not $: "$" would accept a tra
 VERIFIED_SOURCE_COLUMNS = (*MANIFEST_FIELDS, "document_revision", "text")
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object repeats a key (``json`` would silently keep the last value)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` that refuses a repeated key instead of letting the last one win."""
+    document: dict = {}
+    for key, value in pairs:
+        if key in document:
+            raise DuplicateKeyError(key)
+        document[key] = value
+    return document
+
+
 def document_revision(record: Mapping[str, str]) -> str:
     """SHA-256 hex of a source record without its text.
 
@@ -69,7 +87,9 @@ def read_manifest(manifest_path: str | Path) -> dict:
     except OSError as exc:
         raise IngestionError("invalid_manifest", f"cannot read {path}: {exc.strerror}") from None
     try:
-        document = json.loads(raw.decode("utf-8-sig"))
+        document = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique_keys)
+    except DuplicateKeyError as exc:
+        raise IngestionError("invalid_manifest", f"{path} repeats the key {exc.key!r} in one object") from None
     except UnicodeDecodeError as exc:
         raise IngestionError("invalid_manifest", f"{path} is not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -151,11 +171,13 @@ def read_corpus(corpus_path: str | Path) -> dict[str, str]:
     """Read a plain corpus file ``{doc_id: text}`` (JSON object of strings).
 
     Raises ``IngestionError`` ``invalid_corpus`` (missing, not UTF-8 JSON, not an object,
-    an empty key or a value that is not a string).
+    a document id listed twice, an empty id or a value that is not a string).
     """
     path = Path(corpus_path)
     try:
-        document = json.loads(path.read_bytes().decode("utf-8-sig"))
+        document = json.loads(path.read_bytes().decode("utf-8-sig"), object_pairs_hook=_unique_keys)
+    except DuplicateKeyError as exc:
+        raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
     except FileNotFoundError:
         raise IngestionError("invalid_corpus", f"corpus not found: {path}") from None
     except UnicodeDecodeError as exc:
@@ -167,6 +189,8 @@ def read_corpus(corpus_path: str | Path) -> dict[str, str]:
     if not isinstance(document, dict):
         raise IngestionError("invalid_corpus", "expected a JSON object {doc_id: text}")
     for doc_id, text in document.items():
-        if not doc_id or not isinstance(text, str):
-            raise IngestionError("invalid_corpus", f"document {doc_id!r} is not a string")
+        if not doc_id:
+            raise IngestionError("invalid_corpus", "a document id is empty")
+        if not isinstance(text, str):
+            raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}, not a string")
     return document

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataflow.errors import IngestionError
+from dataflow.errors import IngestionError, OutputError
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
 
@@ -188,8 +188,6 @@ def citation_table_frame(rows: list) -> pd.DataFrame:
         fields = row if isinstance(row, dict) else {}
         citation_id, doc_id = fields.get("citation_id"), fields.get("doc_id")
         quote, claim = fields.get("quote"), fields.get("claim", "")
-        if isinstance(citation_id, int) and not isinstance(citation_id, bool):
-            citation_id = str(citation_id)
         problem = ""
         if not isinstance(row, dict):
             problem = f"row is a {type(row).__name__}, not an object"
@@ -227,25 +225,53 @@ def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -
 
     The temporary file is fsynced and renamed over ``path`` only when ``write``
     returns; on any exception (or interruption) it is removed and ``path`` is untouched.
+    The file gets the mode of the file it replaces, else ``0o666`` less the umask.
+    Raises ``OutputError`` (a usage error) when the file system refuses: ``path`` is a
+    folder, a parent is a file, no permission, disk full.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(21, "is a folder", str(target))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
         raise
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with any lone surrogate (from a JSON ``\\udXXX`` escape) written back as that escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def json_bytes(document: object) -> bytes:
-    """Deterministic pretty JSON: 2-space indent, UTF-8, key order as built, final newline."""
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """Deterministic pretty JSON: 2-space indent, UTF-8, key order as built, final newline.
+
+    A lone surrogate in a string (read from a ``\\ud800``-style escape in someone's
+    input) is written back as the same JSON escape instead of failing.
+    """
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
 def write_json(path: str | Path, document: object) -> None:
@@ -258,7 +284,8 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
 
     def write(handle: io.BufferedWriter) -> None:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+            handle.write(line.encode("utf-8", "backslashreplace"))  # lone surrogates stay JSON escapes
             handle.write(b"\n")
 
     write_atomic(path, write)
@@ -266,7 +293,8 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
 
 def write_csv(path: str | Path, frame: pd.DataFrame) -> None:
     """Atomically write a frame as UTF-8 CSV with a header and ``\\n`` line ends, no index."""
-    write_atomic(path, lambda handle: handle.write(frame.to_csv(index=False, lineterminator="\n").encode("utf-8")))
+    text = frame.to_csv(index=False, lineterminator="\n")
+    write_atomic(path, lambda handle: handle.write(text.encode("utf-8", "backslashreplace")))
 
 
 def write_parquet(path: str | Path, frame: pd.DataFrame) -> None:

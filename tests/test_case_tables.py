@@ -141,6 +141,7 @@ def test_json_output_is_the_gate_document_with_one_entry_per_case_in_order(outpu
         "grammar",
         "schema",
         "cases",
+        "refusal_details",
         "policy",
         "limit",
     ]

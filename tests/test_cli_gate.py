@@ -62,7 +62,7 @@ def default_run(tmp_path_factory):
     """``python run_pipeline.py`` (output into a temporary folder) with fixture hashes before and after."""
     out = tmp_path_factory.mktemp("default") / "gate_result.json"
     before = fixture_hashes()
-    done = run_cli("--output", str(out), "--no-pictures", "--quiet")
+    done = run_cli("--output", str(out), "--no-pictures")
     return done, out, before, fixture_hashes()
 
 
