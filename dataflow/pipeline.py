@@ -291,14 +291,22 @@ def summary_table(run: GateRun) -> str:
 # --------------------------------------------------------------------------- citation audit
 
 
-def audit_driver(document_source: str, remote_executor: object | None = None) -> driver.Driver:
-    """The audit's Hamilton driver; ``document_source`` is ``"corpus"`` or ``"manifest"``."""
+def audit_driver(
+    document_source: str, remote_executor: object | None = None, progress: bool = False
+) -> driver.Driver:
+    """The audit's Hamilton driver; ``document_source`` is ``"corpus"`` or ``"manifest"``.
+
+    With ``progress``, a partitioned run shows partitions done on stderr (a whole-table
+    run shows citations done from inside ``citation_matches`` instead).
+    """
     if document_source not in ("corpus", "manifest"):
         raise ValueError(f"document_source must be corpus or manifest, not {document_source!r}")
     builder = driver.Builder().with_modules(loading, audit_loading, audit_batching, audit)
     builder = builder.with_config({"document_source": document_source, "partitioned": remote_executor is not None})
     if remote_executor is not None:
         builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
+        if progress:
+            builder = builder.with_adapters(ProgressBar(desc="audit", partitioned=True))
     return builder.build()
 
 
@@ -345,7 +353,7 @@ def run_audit(
             inputs["partition_rows"] = partition_rows
         else:
             inputs["show_progress"] = progress
-        dr = audit_driver("corpus" if corpus_path is not None else "manifest", remote)
+        dr = audit_driver("corpus" if corpus_path is not None else "manifest", remote, progress=progress)
         out = dr.execute(["audit_results", "source_documents"], inputs=inputs)
     return AuditRun(out["audit_results"], out["source_documents"])
 
