@@ -14,7 +14,8 @@ substring of the cited abstract, the case is dropped and counted in ``dropped``.
 The elision-drops-negation mode takes its cases from (a) honest
 ``first four ... last four`` ellipses whose elided words contain a negation (the
 project rule relabels them) and (b) every sentence of every abstract with a
-negation, eliding just the negation.
+negation, eliding just the negation: between two fragments, and at a quote's edge
+(``... words after it``, ``words before it ...``).
 
 Usage: ``python benchmarks/arxiv_quote_gate.py [--corpus PATH]``. Exit code 0.
 """
@@ -160,14 +161,24 @@ def bad_case(mode: str, sents: list[str], j: int, k: int) -> str | None:
 
 
 def negation_elisions(sent: str, k: int) -> list[str]:
-    """Quotes of ``sent`` that elide exactly one negation word (>= 4 words either side)."""
+    """Quotes of ``sent`` that elide exactly one negation word.
+
+    Inner: ``before ... after`` (>= 4 words either side). Edge: ``... after`` (the
+    negation just before a leading ellipsis) and ``before ...`` (just after a trailing
+    one), >= 4 words kept.
+    """
     words = sent.split()
     out = []
     for i, w in enumerate(words):
         if NEGATION_RE.fullmatch(bare(w)) or re.search(r"n['’]t\W*$", w.lower()):
             before, after = words[max(0, i - 6) : i], words[i + 1 : i + 7]
+            mark = ELLIPSES[(k + i) % len(ELLIPSES)]
             if len(before) >= 4 and len(after) >= 4:
-                out.append(" ".join(before) + f" {ELLIPSES[(k + i) % len(ELLIPSES)]} " + " ".join(after))
+                out.append(" ".join(before) + f" {mark} " + " ".join(after))
+            if len(after) >= 4:
+                out.append(f"{mark} " + " ".join(after))
+            if len(before) >= 4:
+                out.append(" ".join(before) + f" {mark}")
     return out
 
 

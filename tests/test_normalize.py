@@ -163,3 +163,10 @@ def test_every_token_maps_to_an_original_slice(text):
 @given(st.text())
 def test_normalization_is_deterministic(text):
     assert normalize_text(text) == normalize_text(text)
+
+
+def test_plus_sign_is_a_separator_minus_sign_stays_with_the_number():
+    # the quote gate's bracket number rule relies on it: '[+2.2]' states 2.2, never -2.2
+    assert toks("[+2.2]") == ("2.2",)
+    assert toks("\u22122.2 days") == ("-2.2", "days")
+    assert toks("[+2.2]") != toks("\u22122.2")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -252,6 +253,175 @@ def test_window_limit(index):
     r = audit_quote(q, "d", idx, window_chars=len(long_doc))
     assert r["verdict"] == "found" and len(r["spans"]) == 2
     assert r["spans"][1]["end"] - r["spans"][0]["start"] <= len(long_doc)
+
+
+# --- brackets may not change a number or a negation -----------------------------------
+
+TRIAL = {
+    "os": "Overall survival was 25 months in the treated arm and 19 months in the control arm.",
+    "diff": "The difference was \u22122.2 days between the two groups in the trial.",
+    "prior": "Some patients without prior therapy responded well to the drug.",
+    "adults": "In the study the treatment was effective in most adults.",
+    "unsafe": "It was deemed unsafe for use in children under five.",
+}
+
+
+@pytest.fixture(scope="module")
+def trial_index():
+    return build_corpus_index(TRIAL)
+
+
+def audit_trial(quote, cited, trial_index):
+    fast = audit_quote(quote, cited, trial_index)
+    assert fast == audit_quote_scan(quote, cited, trial_index)
+    return fast
+
+
+def test_bracket_changes_number(trial_index):
+    r = audit_trial("Overall survival was [125] months in the treated arm", "os", trial_index)
+    assert_not_found(r, "bracket_changes_number")
+    # the bracket may restate the number it stands for
+    assert_found(audit_trial("Overall survival was [25] months in the treated arm", "os", trial_index), "bracketed")
+
+
+def test_bracket_changes_sign_of_number(trial_index):
+    r = audit_trial("The difference was [+2.2] days between the two groups", "diff", trial_index)
+    assert_not_found(r, "bracket_changes_number")
+    r = audit_trial("The difference was [\u22122.2] days between the two groups", "diff", trial_index)
+    assert_found(r, "bracketed")
+
+
+def test_unanchored_bracket_with_number_changes_number(trial_index):
+    # a bracket before the first literal word stands for no source token
+    r = audit_trial("[125] months in the treated arm and 19 months", "os", trial_index)
+    assert_not_found(r, "bracket_changes_number")
+
+
+def test_bracket_inserts_negation(trial_index):
+    r = audit_trial("the treatment was [not] effective in most adults", "adults", trial_index)
+    assert_not_found(r, "bracket_inserts_negation")
+
+
+def test_unanchored_bracket_inserts_negation(trial_index):
+    r = audit_trial("[No] patients without prior therapy responded well", "prior", trial_index)
+    assert_not_found(r, "bracket_inserts_negation")
+
+
+def test_bracket_word_substitution_is_accepted_by_design(trial_index):
+    # bracketed text is the editor's own words; whether it supports the claim is the judge's call
+    assert_found(audit_trial("It was deemed [safe] for use in children", "unsafe", trial_index), "bracketed")
+
+
+def test_honest_brackets_stay_found(index):
+    assert_found(audit("Deliveries are made [sic] within 30 days", "supply", index), "bracketed")
+    assert_found(audit("[T]he model was trained on public data", "model", index), "bracketed")
+    assert_found(audit("The model was trained [emphasis added] on public data", "model", index), "bracketed")
+    assert_found(audit("The model was trained on public data [emphasis added]", "model", index), "bracketed")
+    idx = build_corpus_index({"d": "In our tests it improves recall on long documents."})
+    r = audit_quote("In our tests [the model] improves recall on long documents", "d", idx)
+    assert (r["verdict"], r["match_kind"]) == ("found", "bracketed")
+
+
+def test_bracket_prefers_gap_that_keeps_the_number():
+    # gap 1 would cover '12', gap 2 covers '12 of 25' which holds the bracket's 25
+    idx = build_corpus_index({"d": "In the cohort 12 of 25 patients responded within a week."})
+    assert audit_quote("In the cohort [25] patients responded within a week", "d", idx)["verdict"] == "found"
+
+
+# --- an edge ellipsis may not hide a negation -----------------------------------------
+
+
+def test_leading_ellipsis_hiding_negation_is_not_found():
+    idx = build_corpus_index({"d": "No patients had serious adverse events during the follow-up period."})
+    r = audit_quote("... patients had serious adverse events during the follow-up period", "d", idx)
+    assert (r["verdict"], r["reason"]) == ("not_found", "elision_drops_negation")
+    assert r == audit_quote_scan("... patients had serious adverse events during the follow-up period", "d", idx)
+
+
+def test_trailing_ellipsis_hiding_negation_is_not_found():
+    idx = build_corpus_index({"d": "Under this contract the supplier is not entitled to raise prices."})
+    for mark in ("...", "…", "[...]"):
+        r = audit_quote(f"Under this contract the supplier is {mark}", "d", idx)
+        assert (r["verdict"], r["reason"]) == ("not_found", "elision_drops_negation"), mark
+
+
+def test_edge_ellipsis_checks_three_tokens_only():
+    idx = build_corpus_index({"d": "No, said the board: patients had serious adverse events during follow-up."})
+    # 'no' is four tokens before the fragment: outside the checked edge
+    r = audit_quote("... patients had serious adverse events during follow-up", "d", idx)
+    assert (r["verdict"], r["match_kind"]) == ("found", "elided")
+
+
+def test_edge_ellipsis_at_document_start_is_found():
+    idx = build_corpus_index({"d": "Patients had serious adverse events during follow-up, not later."})
+    r = audit_quote("... Patients had serious adverse events during follow-up", "d", idx)
+    assert r["verdict"] == "found"
+    # 'not' is right after the fragment: a trailing ellipsis would hide it
+    r = audit_quote("Patients had serious adverse events during follow-up ...", "d", idx)
+    assert (r["verdict"], r["reason"]) == ("not_found", "elision_drops_negation")
+
+
+def test_edge_ellipsis_prefers_placement_without_negation():
+    text = "No patients had serious adverse events. In the open phase, patients had serious adverse events."
+    idx = build_corpus_index({"d": text})
+    r = audit_quote("... patients had serious adverse events", "d", idx)
+    assert r["verdict"] == "found"
+    assert r["spans"][0]["start"] == text.rindex("patients had")  # the second one: no 'No' before it
+
+
+def test_edge_ellipsis_is_editorial_in_the_literal_reading_too():
+    # read literally (ellipsis as the source's punctuation) the quote is a plain substring;
+    # the leading ellipsis still elides the source's 'No'
+    idx = build_corpus_index({"d": "No patients had serious adverse events, we found."})
+    r = audit_quote("… patients had serious adverse events", "d", idx)
+    assert (r["verdict"], r["reason"]) == ("not_found", "elision_drops_negation")
+
+
+# --- matching cost is bounded ----------------------------------------------------------
+
+REPETITIVE = "alpha beta gamma " * 3000
+
+
+def test_bracketed_quote_on_repetitive_document_is_not_exponential():
+    # the tester's case: each '[x y]' can stand for 0 or 3 tokens, 2**25 gap choices per start
+    idx = build_corpus_index({"d": REPETITIVE})
+    quote = " [x y] ".join(["alpha beta gamma"] * 25) + " [x] zzz"
+    t0 = time.perf_counter()
+    assert audit_quote(quote, "d", idx)["reason"] == "no_verbatim_match"
+    assert time.perf_counter() - t0 < 5  # loose: the machine may be shared
+    # 'zzz' in the document (so no shortcut): still decided within segments x starts x 5 steps
+    idx = build_corpus_index({"d": "zzz " + REPETITIVE})
+    r = audit_quote(quote, "d", idx, max_steps=25 * 3000 * 5 + 3000)
+    assert (r["verdict"], r["reason"]) == ("not_found", "no_verbatim_match")
+
+
+def test_many_ellipses_on_repetitive_document_are_bounded():
+    quote = " ... ".join(["alpha beta gamma"] * 60)
+    idx = build_corpus_index({"d": "alpha beta gamma not " * 3000})
+    r = audit_quote(quote, "d", idx, max_steps=60 * 3000 * 3)  # placements, strict and loose chains
+    assert (r["verdict"], r["reason"]) == ("not_found", "elision_drops_negation")
+    idx = build_corpus_index({"d": REPETITIVE + "filler " * 400 + "delta epsilon zeta"})
+    t0 = time.perf_counter()
+    r = audit_quote(quote + " ... delta epsilon zeta", "d", idx, max_steps=61 * 3000 * 2)
+    assert (r["verdict"], r["reason"]) == ("not_found", "no_verbatim_match")  # every chain is too wide
+    assert time.perf_counter() - t0 < 5
+
+
+def test_match_over_step_budget_fails_closed(index):
+    q = "The supplier is not entitled to raise prices"
+    assert audit(q, "supply", index)["verdict"] == "found"
+    assert_not_found(audit(q, "supply", index, max_steps=0), "match_too_complex")
+    # another document over the budget counts as not matching: never misattributed from it
+    r = audit("Our method outperforms the baseline on every dataset", "supply", index, max_steps=0)
+    assert_not_found(r, "no_verbatim_match")
+
+
+def test_three_citations_of_the_tester_finish():
+    idx = build_corpus_index({"d": "zzz " + REPETITIVE})
+    quote = " [x y] ".join(["alpha beta gamma"] * 25) + " [x] zzz"
+    t0 = time.perf_counter()
+    assert [audit_quote(quote, "d", idx)["verdict"] for _ in range(3)] == ["not_found"] * 3
+    assert time.perf_counter() - t0 < 15
 
 
 # --- normalization through the audit ------------------------------------------------
