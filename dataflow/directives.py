@@ -20,7 +20,7 @@ import re
 
 from dataflow.errors import DirectiveError
 from dataflow.schema import ClaimSchema
-from dataflow.textlines import iter_lines
+from dataflow.textlines import LINE_TERMINATORS
 
 #: Fields of one parsed directive, in order (offsets are characters; lines are 1-based).
 DIRECTIVE_FIELDS = ("operation", "claim_key", "value", "start_line", "end_line", "start", "end", "quote")
@@ -61,7 +61,18 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     # Fast path: a text with neither the prefix nor its first character has no directives.
     if first not in text:
         return directives
-    for number, start, end, line in iter_lines(text):
+    offset = 0
+    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+        start = offset
+        offset += len(raw)
+        # Both directive-like conditions need the prefix's first character on the line: this
+        # C-level test skips ordinary prose lines without building a stripped copy of each.
+        if first not in raw:
+            continue
+        # A kept line ends in exactly one terminator (one or two characters, "\r\n"), never
+        # inside the line: splitlines would have split there.
+        line = raw.rstrip(LINE_TERMINATORS)
+        end = start + len(line)
         if prefix not in line and not line.lstrip().startswith(first):
             continue
         where = f"{source_id}:{number}" if source_id else f"line {number}"

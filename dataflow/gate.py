@@ -28,7 +28,7 @@ import pandas as pd
 
 from dataflow.directives import parse_directives
 from dataflow.errors import DirectiveError
-from dataflow.requests import CLAIM_FIELDS, check_request, decided_result, refused_result
+from dataflow.requests import CLAIM_FIELDS, check_request, claim_json, decided_result, refused_result
 from dataflow.schema import ClaimSchema
 
 #: Columns of ``gate_result`` (one row per case, in case-table order).
@@ -268,7 +268,8 @@ def gate_result(
     wanted = _requested_claims(
         eligible_sources.loc[eligible_sources["position"].isin(requests.index[open_cases])], validated_requests
     )
-    case_claims = wanted.merge(parsed_claims, on=["source_id", "operation", "claim_key"])
+    numbered = parsed_claims.assign(claim_number=np.arange(len(parsed_claims), dtype="int64"))
+    case_claims = wanted.merge(numbered, on=["source_id", "operation", "claim_key"])
     case_claims = case_claims.sort_values(["position", "source_id", "start"], kind="stable").reset_index(drop=True)
     distinct = case_claims.groupby("position")["value"].nunique().reindex(requests.index, fill_value=0)
     deciding = open_cases & ~has_missing
@@ -287,6 +288,10 @@ def gate_result(
     claim_columns = [case_claims[field].tolist() for field in CLAIM_FIELDS]
     claim_records = [dict(zip(CLAIM_FIELDS, values)) for values in zip(*claim_columns)]
     claim_slices = _slices(case_claims["position"].to_numpy())
+    # Each parsed claim is serialized for answer requests once, however many cases cite it.
+    parsed_columns = [parsed_claims[field].tolist() for field in CLAIM_FIELDS]
+    serialized = [claim_json(dict(zip(CLAIM_FIELDS, values))) for values in zip(*parsed_columns)]
+    claim_numbers = case_claims["claim_number"].tolist()
     candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
     candidate_ids = candidates["source_id"].tolist()
     candidate_eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
@@ -314,6 +319,7 @@ def gate_result(
         extra = {}
         if case_status == "ready":
             extra["agreed_value"] = claims[0]["value"]
+            extra["claim_jsons"] = [serialized[number] for number in claim_numbers[a:b]]
         if case_reason == "requested_claim_missing":
             a, b = missing_slices[position]
             extra["missing_claim_source_ids"] = missing_ids[a:b]

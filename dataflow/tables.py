@@ -279,12 +279,18 @@ def write_json(path: str | Path, document: object) -> None:
     write_atomic(path, lambda handle: handle.write(json_bytes(document)))
 
 
+#: One reusable encoder for JSONL rows: the bytes of ``json.dumps(row, ensure_ascii=False,
+#: separators=(",", ":"))``, without building an encoder per row or tracking cycles (rows are
+#: plain trees of dicts, lists and scalars).
+_JSONL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
     """Atomically write one compact JSON object per line, streaming ``rows`` in order."""
 
     def write(handle: io.BufferedWriter) -> None:
         for row in rows:
-            line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+            line = _JSONL_ENCODER.encode(row)
             handle.write(line.encode("utf-8", "backslashreplace"))  # lone surrogates stay JSON escapes
             handle.write(b"\n")
 

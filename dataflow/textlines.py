@@ -11,6 +11,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator
 
+#: Every character ``str.splitlines`` ends a line at (``"\r\n"`` is one terminator of two of them).
+LINE_TERMINATORS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
 
 def iter_lines(text: str) -> Iterator[tuple[int, int, int, str]]:
     """Yield ``(line_number, start, end, line)`` for every line of ``text``.
