@@ -154,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", type=int, default=2_000, help="pinned sources (default 2,000)")
     parser.add_argument("--workdir", type=Path, help="folder for inputs and outputs (default: a temporary folder)")
     parser.add_argument("--executor", default="local", help="executor of the batch run (default local)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each measurement; the fastest is reported (default 3)"
+    )
     parser.add_argument("--child", choices=("batch", "baseline"), help=argparse.SUPPRESS)
     parser.add_argument("--manifest", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--case-table", type=Path, help=argparse.SUPPRESS)
@@ -173,12 +176,20 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         full = tables[args.cases]
-        batch_runs = {}
-        for size, table in tables.items():
-            batch_runs[size] = measure("batch", manifest, table, workdir / f"batch-{size}.jsonl", args.executor)
-            print(f"batch {size}: {batch_runs[size]}", file=sys.stderr)
-        baseline = measure("baseline", manifest, full, workdir / "baseline.jsonl")
-        print(f"baseline {args.cases}: {baseline}", file=sys.stderr)
+        # On a shared machine a single run carries other processes' noise: each measurement is
+        # repeated (batch and baseline alike, interleaved) and the fastest run is reported.
+        batch_runs: dict[int, dict] = {}
+        baseline: dict = {}
+        for attempt in range(max(1, args.repeat)):
+            for size, table in tables.items():
+                run = measure("batch", manifest, table, workdir / f"batch-{size}.jsonl", args.executor)
+                print(f"batch {size} (run {attempt + 1}): {run}", file=sys.stderr)
+                if size not in batch_runs or run["seconds"] < batch_runs[size]["seconds"]:
+                    batch_runs[size] = run
+            run = measure("baseline", manifest, full, workdir / "baseline.jsonl")
+            print(f"baseline {args.cases} (run {attempt + 1}): {run}", file=sys.stderr)
+            if not baseline or run["seconds"] < baseline["seconds"]:
+                baseline = run
         batch_bytes = (workdir / f"batch-{args.cases}.jsonl").read_bytes()
         baseline_bytes = (workdir / "baseline.jsonl").read_bytes()
         identical = batch_bytes == baseline_bytes
@@ -190,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"Gate at scale: {args.sources:,} pinned sources ({source_bytes / 1e6:.1f} MB of Markdown), "
         f"{args.cases:,} cases, JSONL output; {platform.python_implementation()} {platform.python_version()}, "
-        f"{os.cpu_count()} cores, executor `{args.executor}`.",
+        f"{os.cpu_count()} cores, executor `{args.executor}`; fastest of {max(1, args.repeat)} runs each.",
         "",
         "| run | cases | seconds | cases/s | peak memory (MiB) |",
         "|---|---:|---:|---:|---:|",
