@@ -64,6 +64,7 @@ def run_batch(manifest: Path, cases: Path, output: Path, executor: str) -> None:
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """The issue's rules case by case: manifest verified once, ``decide_case`` per row, same JSONL writer."""
     from dataflow.loading import verified_sources
+    from dataflow.pipeline import case_entry
     from dataflow.reference import decide_case
     from dataflow.requests import refused_result
     from dataflow.schema import load_schema
@@ -80,17 +81,7 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
                 result = refused_result("GateError", "invalid_case", "validated_requests")
             else:
                 result = decide_case(row, sources, schema)
-            fields = row if isinstance(row, dict) else {}
-            entry = {
-                "case_id": case_id,
-                "candidate_ids": fields.get("candidate_ids"),
-                "requested_version": fields.get("requested_version"),
-                "claim_key": fields.get("claim_key"),
-            }
-            if "operation" in fields:
-                entry["operation"] = fields["operation"]
-            entry["result"] = result
-            yield entry
+            yield case_entry(row, case_id, result)
 
     write_jsonl(output, entries())
 

@@ -229,26 +229,31 @@ def run_gate(
     return GateRun(out["gate_results"], out["case_rows"], out["claim_schema"], out["verified_sources"])
 
 
-def case_entries(run: GateRun) -> list[dict]:
-    """``[{case_id, candidate_ids, requested_version, claim_key, result}]`` in case-table order.
+def case_entry(request: object, case_id: str | None, result: dict) -> dict:
+    """One output entry ``{case_id, candidate_ids, requested_version, claim_key[, operation], result}``.
 
     The request fields are echoed from the raw row (``None`` where the row lacks them
     or is not an object); ``operation`` is echoed too when the row gives one.
     """
-    entries = []
-    for request, case_id, result in zip(run.case_rows["request"], run.results["case_id"], run.results["result"]):
-        fields = request if isinstance(request, dict) else {}
-        entry = {
-            "case_id": case_id,
-            "candidate_ids": fields.get("candidate_ids"),
-            "requested_version": fields.get("requested_version"),
-            "claim_key": fields.get("claim_key"),
-        }
-        if "operation" in fields:
-            entry["operation"] = fields["operation"]
-        entry["result"] = result
-        entries.append(entry)
-    return entries
+    fields = request if isinstance(request, dict) else {}
+    entry = {
+        "case_id": case_id,
+        "candidate_ids": fields.get("candidate_ids"),
+        "requested_version": fields.get("requested_version"),
+        "claim_key": fields.get("claim_key"),
+    }
+    if "operation" in fields:
+        entry["operation"] = fields["operation"]
+    entry["result"] = result
+    return entry
+
+
+def case_entries(run: GateRun) -> list[dict]:
+    """Every case's ``case_entry``, in case-table order."""
+    return [
+        case_entry(request, case_id, result)
+        for request, case_id, result in zip(run.case_rows["request"], run.results["case_id"], run.results["result"])
+    ]
 
 
 def refusal_details(run: GateRun) -> list[dict]:
