@@ -73,7 +73,7 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
         # inside the line: splitlines would have split there.
         line = raw.rstrip(LINE_TERMINATORS)
         end = start + len(line)
-        if prefix not in line and not line.lstrip().startswith(first):
+        if not is_directive_like(line, prefix):
             continue
         where = f"{source_id}:{number}" if source_id else f"line {number}"
         match = pattern.fullmatch(line)

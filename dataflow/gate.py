@@ -31,9 +31,6 @@ from dataflow.errors import DirectiveError
 from dataflow.requests import CLAIM_FIELDS, check_request, claim_json, decided_result, refused_result
 from dataflow.schema import ClaimSchema
 
-#: Columns of ``gate_result`` (one row per case, in case-table order).
-GATE_RESULT_COLUMNS = ("position", "case_id", "status", "reason", "error", "detail", "decided_at", "result")
-
 _EMPTY_CANDIDATES = {
     "position": "int64",
     "rank": "int64",

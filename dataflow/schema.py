@@ -48,10 +48,6 @@ class ClaimSchema:
         """The operation name when the schema declares exactly one, else ``None``."""
         return next(iter(self.operations)) if len(self.operations) == 1 else None
 
-    def claim_keys(self, operation: str) -> tuple[str, ...]:
-        """Keys declared for ``operation`` (empty when the operation is not declared)."""
-        return tuple(self.operations.get(operation, {}))
-
     def as_dict(self) -> dict:
         """Plain JSON-ready form: ``{"prefix", "operations": {op: {key: [values]}}}``."""
         return {

@@ -9,23 +9,9 @@ point) offsets into the decoded text, never byte offsets.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
 
 #: Every character ``str.splitlines`` ends a line at (``"\r\n"`` is one terminator of two of them).
 LINE_TERMINATORS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-
-
-def iter_lines(text: str) -> Iterator[tuple[int, int, int, str]]:
-    """Yield ``(line_number, start, end, line)`` for every line of ``text``.
-
-    ``line_number`` is 1-based; ``start``/``end`` are character offsets with
-    ``text[start:end] == line`` and the line terminator excluded.
-    """
-    offset = 0
-    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
-        line = raw.splitlines()[0] if raw else raw
-        yield number, offset, offset + len(line), line
-        offset += len(raw)
 
 
 class LineIndex:

@@ -207,3 +207,10 @@ def test_offsets_and_lines_agree_with_parse_directives_on_every_edge_text():
         (claim,) = parse_directives(text, QUILL)
         assert text[claim["start"] : claim["end"]] == DIRECTIVE
         assert text.splitlines()[claim["start_line"] - 1] == DIRECTIVE
+
+
+def test_line_terminators_are_exactly_the_characters_splitlines_breaks_at():
+    from dataflow.textlines import LINE_TERMINATORS
+
+    breaking = {chr(c) for c in range(0x110000) if len(f"a{chr(c)}b".splitlines()) == 2}
+    assert breaking == set(LINE_TERMINATORS)
