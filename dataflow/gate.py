@@ -265,7 +265,11 @@ def gate_result(
     wanted = _requested_claims(
         eligible_sources.loc[eligible_sources["position"].isin(requests.index[open_cases])], validated_requests
     )
-    numbered = parsed_claims.assign(claim_number=np.arange(len(parsed_claims), dtype="int64"))
+    # Only the join keys, the sort key, the value and a claim number travel through the join;
+    # the full claim records are built once per parsed claim below.
+    numbered = parsed_claims[["source_id", "operation", "claim_key", "start", "value"]].assign(
+        claim_number=np.arange(len(parsed_claims), dtype="int64")
+    )
     case_claims = wanted.merge(numbered, on=["source_id", "operation", "claim_key"])
     case_claims = case_claims.sort_values(["position", "source_id", "start"], kind="stable").reset_index(drop=True)
     distinct = case_claims.groupby("position")["value"].nunique().reindex(requests.index, fill_value=0)
@@ -280,15 +284,14 @@ def gate_result(
     status[ready], reason[ready], decided_at[ready] = "ready", "eligible_directives_agree", "gate_result"
 
     # Per-case assembly of the result objects (the only per-case Python besides the checks).
-    # Column lists zipped into records: to_dict("records") iterates Arrow-backed strings one by one
-    # and took half of this node's time at 50,000 cases. Each record belongs to exactly one case.
-    claim_columns = [case_claims[field].tolist() for field in CLAIM_FIELDS]
-    claim_records = [dict(zip(CLAIM_FIELDS, values)) for values in zip(*claim_columns)]
-    claim_slices = _slices(case_claims["position"].to_numpy())
-    # Each parsed claim is serialized for answer requests once, however many cases cite it.
-    parsed_columns = [parsed_claims[field].tolist() for field in CLAIM_FIELDS]
-    serialized = [claim_json(dict(zip(CLAIM_FIELDS, values))) for values in zip(*parsed_columns)]
+    # Column lists zipped into records once per parsed claim (to_dict("records") iterates Arrow-backed
+    # strings one by one), each serialized once for answer requests however many cases cite it.
+    parsed_records = [
+        dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))
+    ]
+    serialized = [claim_json(record) for record in parsed_records]
     claim_numbers = case_claims["claim_number"].tolist()
+    claim_slices = _slices(case_claims["position"].to_numpy())
     candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
     candidate_ids = candidates["source_id"].tolist()
     candidate_eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
@@ -312,7 +315,7 @@ def gate_result(
         eligible_ids = [s for s, ok in zip(candidate_ids[a:b], candidate_eligible[a:b]) if ok]
         excluded_ids = [s for s, ok in zip(candidate_ids[a:b], candidate_eligible[a:b]) if not ok]
         a, b = claim_slices.get(position, (0, 0))
-        claims = claim_records[a:b]
+        claims = [dict(parsed_records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
         extra = {}
         if case_status == "ready":
             extra["agreed_value"] = claims[0]["value"]
