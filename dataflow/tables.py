@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import orjson
 import pandas as pd
 
 from dataflow.errors import IngestionError, OutputError
@@ -285,13 +286,27 @@ def write_json(path: str | Path, document: object) -> None:
 _JSONL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
+def jsonl_line(row: object) -> bytes:
+    """One compact JSON line, without its newline, as UTF-8 bytes.
+
+    ``orjson`` writes it (about twice as fast on large batches); its bytes equal the
+    standard library's compact, non-ASCII-escaping form for the strings, integers,
+    lists and dicts of claimgate's rows (tested). A row orjson refuses (a lone
+    surrogate read from a ``\\ud800`` escape, an integer beyond 64 bits) goes through the
+    standard encoder, with lone surrogates written back as the same JSON escape.
+    """
+    try:
+        return orjson.dumps(row)
+    except TypeError:
+        return _JSONL_ENCODER.encode(row).encode("utf-8", "backslashreplace")
+
+
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
     """Atomically write one compact JSON object per line, streaming ``rows`` in order."""
 
     def write(handle: io.BufferedWriter) -> None:
         for row in rows:
-            line = _JSONL_ENCODER.encode(row)
-            handle.write(line.encode("utf-8", "backslashreplace"))  # lone surrogates stay JSON escapes
+            handle.write(jsonl_line(row))
             handle.write(b"\n")
 
     write_atomic(path, write)

@@ -13,10 +13,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import run_pipeline
 from dataflow import pipeline
 from dataflow.errors import IngestionError
+from dataflow.tables import jsonl_line
 
 from .conftest import FIXTURES
 from .test_cli_gate import cli
@@ -360,3 +363,17 @@ def test_an_empty_case_table_is_a_completed_run_with_no_cases(tmp_path, capsys):
     args = ["gate", "--manifest", str(MANIFEST), "--cases", str(tmp_path / "empty.json"), "--output", str(output)]
     assert cli(capsys, *args)[0] == 0
     assert output.read_bytes() == b""
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values)
+def test_jsonl_lines_are_the_standard_librarys_compact_json(value):
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+    assert jsonl_line(value) == expected
