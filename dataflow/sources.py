@@ -59,6 +59,22 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return document
 
 
+def read_utf8_text(path: Path, reason: str, label: str) -> str:
+    """The text of a small input file (manifest, corpus, case or citation table), strict UTF-8.
+
+    One leading byte-order mark is dropped. Raises ``IngestionError`` with ``reason``
+    when the file is absent (``<label> not found``), unreadable or not UTF-8.
+    """
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise IngestionError(reason, f"{label} not found: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise IngestionError(reason, f"{path} is not UTF-8 (byte {exc.start})") from None
+    except OSError as exc:
+        raise IngestionError(reason, f"cannot read {path}: {exc.strerror}") from None
+
+
 def document_revision(record: Mapping[str, str]) -> str:
     """SHA-256 hex of a source record without its text.
 
@@ -80,18 +96,11 @@ def read_manifest(manifest_path: str | Path) -> dict:
     ``path_outside_root`` (absolute path or a ``..`` component).
     """
     path = Path(manifest_path)
+    text = read_utf8_text(path, "invalid_manifest", "manifest")
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise IngestionError("invalid_manifest", f"manifest not found: {path}") from None
-    except OSError as exc:
-        raise IngestionError("invalid_manifest", f"cannot read {path}: {exc.strerror}") from None
-    try:
-        document = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique_keys)
+        document = json.loads(text, object_pairs_hook=_unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_manifest", f"{path} repeats the key {exc.key!r} in one object") from None
-    except UnicodeDecodeError as exc:
-        raise IngestionError("invalid_manifest", f"{path} is not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise IngestionError(
             "invalid_manifest", f"{path} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -174,18 +183,13 @@ def read_corpus(corpus_path: str | Path) -> dict[str, str]:
     a document id listed twice, an empty id or a value that is not a string).
     """
     path = Path(corpus_path)
+    text = read_utf8_text(path, "invalid_corpus", "corpus")
     try:
-        document = json.loads(path.read_bytes().decode("utf-8-sig"), object_pairs_hook=_unique_keys)
+        document = json.loads(text, object_pairs_hook=_unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
-    except FileNotFoundError:
-        raise IngestionError("invalid_corpus", f"corpus not found: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise IngestionError("invalid_corpus", f"{path} is not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise IngestionError("invalid_corpus", f"{path}: {exc.msg} at line {exc.lineno}") from None
-    except OSError as exc:
-        raise IngestionError("invalid_corpus", f"cannot read {path}: {exc.strerror}") from None
     if not isinstance(document, dict):
         raise IngestionError("invalid_corpus", "expected a JSON object {doc_id: text}")
     for doc_id, text in document.items():

@@ -25,20 +25,14 @@ import orjson
 import pandas as pd
 
 from dataflow.errors import IngestionError, OutputError
+from dataflow.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
 
 
 def _read_json_rows(path: Path, reason: str) -> list:
     """Rows of a JSON list or JSONL file, each the raw decoded value."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise IngestionError(reason, f"not found: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise IngestionError(reason, f"{path.name} is not UTF-8 (byte {exc.start})") from None
-    except OSError as exc:
-        raise IngestionError(reason, f"cannot read {path}: {exc.strerror}") from None
+    text = read_utf8_text(path, reason, "table")
     if path.suffix.lower() == ".jsonl":
         rows = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -60,12 +54,7 @@ def _read_json_rows(path: Path, reason: str) -> list:
 
 def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
     """Rows of a CSV file with a header, every cell a string."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise IngestionError(reason, f"not found: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise IngestionError(reason, f"{path.name} is not UTF-8 (byte {exc.start})") from None
+    text = read_utf8_text(path, reason, "table")
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     rows = []
     try:
