@@ -174,12 +174,19 @@ class ProgressBar(
             self.bar = None
 
 
-def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
-    """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
-    builder = driver.Builder().with_modules(loading, batching, gate)
-    builder = builder.with_config({"partitioned": remote_executor is not None})
+def _builder(modules: tuple, config: dict, remote_executor: object | None) -> driver.Builder:
+    """A driver builder over ``modules``: whole-table, or partitioned on ``remote_executor`` (dynamic execution)."""
+    builder = (
+        driver.Builder().with_modules(*modules).with_config({**config, "partitioned": remote_executor is not None})
+    )
     if remote_executor is not None:
         builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
+    return builder
+
+
+def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
+    """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
+    builder = _builder((loading, batching, gate), {}, remote_executor)
     if progress:
         builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
@@ -315,9 +322,7 @@ def summary_table(run: GateRun) -> str:
 # --------------------------------------------------------------------------- citation audit
 
 
-def audit_driver(
-    document_source: str, remote_executor: object | None = None, progress: bool = False
-) -> driver.Driver:
+def audit_driver(document_source: str, remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
     """The audit's Hamilton driver; ``document_source`` is ``"corpus"`` or ``"manifest"``.
 
     With ``progress``, a partitioned run shows partitions done on stderr (a whole-table
@@ -325,12 +330,11 @@ def audit_driver(
     """
     if document_source not in ("corpus", "manifest"):
         raise ValueError(f"document_source must be corpus or manifest, not {document_source!r}")
-    builder = driver.Builder().with_modules(loading, audit_loading, audit_batching, audit)
-    builder = builder.with_config({"document_source": document_source, "partitioned": remote_executor is not None})
-    if remote_executor is not None:
-        builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
-        if progress:
-            builder = builder.with_adapters(ProgressBar(desc="audit", partitioned=True))
+    builder = _builder(
+        (loading, audit_loading, audit_batching, audit), {"document_source": document_source}, remote_executor
+    )
+    if progress and remote_executor is not None:
+        builder = builder.with_adapters(ProgressBar(desc="audit", partitioned=True))
     return builder.build()
 
 
