@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dataflow.quotes import NEGATION_WORDS, audit_quote, build_corpus_index  # noqa: E402
+from claimgate.audit.quotes import NEGATION_WORDS, audit_quote, build_corpus_index  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared/bench/arxiv_abstracts.json"
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")

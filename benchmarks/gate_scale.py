@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/gate_scale.py                      # 2,000 sources, 50,000 cases
     .venv/bin/python benchmarks/gate_scale.py --sources 200 --cases 2000   # a quick smoke run
 
-It generates deterministic inputs (``benchmarks/gate_inputs.py``) in a temporary
+It generates deterministic inputs (``claimgate.synthetic.gate_inputs``) in a temporary
 folder (or ``--workdir``), then runs, each in a fresh child process:
 
 - **batch**: ``run_pipeline.main(["gate", ..., "--output", X.jsonl, "--quiet"])``, the
@@ -51,7 +51,7 @@ def _peak_mib() -> float:
 
 def run_batch(manifest: Path, cases: Path, output: Path, executor: str) -> None:
     """The batch gate through the command line, in this process."""
-    import run_pipeline
+    from claimgate.cli import main as run_pipeline
 
     argv = ["gate", "--manifest", str(manifest), "--cases", str(cases), "--output", str(output), "--quiet"]
     if executor != "local":
@@ -63,13 +63,13 @@ def run_batch(manifest: Path, cases: Path, output: Path, executor: str) -> None:
 
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """The issue's rules case by case: manifest verified once, ``decide_case`` per row, same JSONL writer."""
-    from dataflow.loading import verified_sources
-    from dataflow.pipeline import case_entry
-    from dataflow.reference import decide_case
-    from dataflow.requests import refused_result
-    from dataflow.schema import load_schema
-    from dataflow.sources import read_manifest
-    from dataflow.tables import case_table_frame, read_case_rows, write_jsonl
+    from claimgate.execution.drivers import case_entry
+    from claimgate.gate.loading import verified_sources
+    from claimgate.gate.reference import decide_case
+    from claimgate.gate.requests import refused_result
+    from claimgate.gate.schema import load_schema
+    from claimgate.io.sources import read_manifest
+    from claimgate.io.tables import case_table_frame, read_case_rows, write_jsonl
 
     sources = {record["source_id"]: record for record in verified_sources(read_manifest(manifest)).to_dict("records")}
     schema = load_schema(None)
@@ -88,9 +88,10 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
 
 def child(args: argparse.Namespace) -> int:
     """One measured run; prints ``{"seconds", "peak_mib"}`` as JSON on stdout."""
-    import dataflow  # noqa: F401  (telemetry off before Hamilton loads)
-    import run_pipeline  # noqa: F401  (imports outside the timed region)
-    from dataflow import pipeline, reference  # noqa: F401
+    import claimgate  # noqa: F401  (telemetry off before Hamilton loads)
+    import claimgate.cli.main  # noqa: F401  (imports outside the timed region)
+    from claimgate.execution import drivers  # noqa: F401
+    from claimgate.gate import reference  # noqa: F401
 
     started = time.perf_counter()
     if args.child == "batch":
@@ -128,7 +129,7 @@ def measure(kind: str, manifest: Path, cases: Path, output: Path, executor: str 
 
 def generate(workdir: Path, n_sources: int, n_cases: int) -> tuple[Path, dict[int, Path], int]:
     """Write the sources, the manifest and case tables of 1/4, 1/2 and all of ``n_cases`` rows (JSONL)."""
-    from benchmarks.gate_inputs import case_rows, write_case_table, write_sources
+    from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
     manifest = write_sources(workdir / "docs", n_sources)
     source_bytes = sum(p.stat().st_size for p in (workdir / "docs" / "sources").iterdir())

@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import pytest
+from claimgate import pictures
+from claimgate.execution import drivers
 
-from dataflow import pictures, pipeline
-
-from .conftest import FIXTURES, ROOT, run_cli
+from .helpers import FIXTURES, ROOT, run_cli
 
 CASE_IDS = [case["case_id"] for case in json.loads((FIXTURES / "cases.json").read_text())]
 
@@ -58,9 +58,9 @@ def test_committed_readme_figures_match_what_the_pipeline_draws(default_run):
 
 def test_dot_text_is_the_same_whatever_the_hash_seed(tmp_path):
     script = (
-        "from dataflow import pipeline, pictures;"
-        "print(pictures.canonical_dot(pipeline.gate_driver().display_all_functions().source), end='');"
-        "print(pictures.canonical_dot(pipeline.audit_driver('corpus').display_upstream_of('audit_results').source))"
+        "from claimgate.execution import drivers; from claimgate import pictures;"
+        "print(pictures.canonical_dot(drivers.gate_driver().display_all_functions().source), end='');"
+        "print(pictures.canonical_dot(drivers.audit_driver('corpus').display_upstream_of('audit_results').source))"
     )
     texts = set()
     for seed in ("1", "2", "3"):
@@ -71,7 +71,7 @@ def test_dot_text_is_the_same_whatever_the_hash_seed(tmp_path):
 
 
 def test_canonical_dot_only_reorders_statements():
-    source = pipeline.gate_driver().display_all_functions().source
+    source = drivers.gate_driver().display_all_functions().source
     canonical = pictures.canonical_dot(source)
     def statements(text: str) -> list[str]:
         return sorted(pictures._sorted_table_rows(line.strip()) for line in text.splitlines() if line.strip())

@@ -1,0 +1,1 @@
+"""The citation audit (after generation): corpus loading, normalization, quote matching, judge."""

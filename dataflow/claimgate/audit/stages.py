@@ -1,0 +1,128 @@
+"""The citation audit (after generation), as a Hamilton dataflow.
+
+Why: fabricated quotes, frankenquotes (real words stitched into a sentence never
+written) and real quotes lifted from the wrong document all read as supportive to a
+model-based judge. A deterministic verbatim gate catches them first, for zero model
+calls; only quotes that exist go on to a judgment of support.
+
+What it refuses to do: accept a quote that is not in the text (after normalization,
+as whole tokens), accept a quote from another document as if it were from the cited
+one, let an ellipsis hide a negation, or pass a rejected citation to the judge.
+
+Nodes: ``citation_table → normalized_sources → citation_matches → judged_citations →
+audit_result``. Each document is normalized once per run, into an index that finds
+quotes in *other* documents without scanning them (``quotes.CorpusIndex``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import pandas as pd
+from tqdm import tqdm
+
+from claimgate.audit.judge import judge_citation
+from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
+
+#: Columns of ``audit_result``, in order (the row shape written by the command line).
+AUDIT_COLUMNS = (
+    "citation_id",
+    "doc_id",
+    "verdict",
+    "reason",
+    "gate_verdict",
+    "match_kind",
+    "matched_doc_ids",
+    "spans",
+    "judge",
+    "model_calls",
+)
+
+
+def normalized_sources(source_documents: dict) -> CorpusIndex:
+    """Every document normalized once, with offset maps back to the original and a corpus index."""
+    return build_corpus_index(source_documents)
+
+
+def citation_matches(
+    citation_table: pd.DataFrame,
+    normalized_sources: CorpusIndex,
+    min_tokens: int = 4,
+    min_fragment_tokens: int = 3,
+    window_chars: int = 2000,
+    show_progress: bool = False,
+) -> pd.DataFrame:
+    """The verbatim gate's outcome for every citation, in citation-table order.
+
+    Needs ``citation_table`` columns of ``tables.citation_table_frame``. Adds
+    ``gate_verdict`` (``found``, ``misattributed``, ``not_found``,
+    ``insufficient_quote`` or ``invalid_citation``), ``reason`` (str code),
+    ``match_kind`` (``exact``/``elided``/``bracketed`` or None), ``matched_doc_ids``
+    (list of str) and ``spans`` (list of ``{doc_id, start, end, start_line, end_line,
+    text}`` in original characters, 1-based lines). A row with a
+    ``citation_problem`` is ``invalid_citation`` and is not matched.
+    """
+    outcomes = []
+    rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), citation_table["citation_problem"])
+    for quote, doc_id, problem in tqdm(
+        rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress
+    ):
+        if problem:
+            outcomes.append(("invalid_citation", "invalid_citation", None, [], []))
+            continue
+        match = audit_quote(
+            quote,
+            doc_id,
+            normalized_sources,
+            min_tokens=min_tokens,
+            min_fragment_tokens=min_fragment_tokens,
+            window_chars=window_chars,
+        )
+        outcomes.append(
+            (match["verdict"], match["reason"], match["match_kind"], match["matched_doc_ids"], match["spans"])
+        )
+    frame = citation_table.copy()
+    columns = ("gate_verdict", "reason", "match_kind", "matched_doc_ids", "spans")
+    for i, name in enumerate(columns):
+        frame[name] = pd.Series([o[i] for o in outcomes], dtype=object, index=frame.index)
+    return frame.astype({"gate_verdict": "str", "reason": "str"})
+
+
+def judged_citations(
+    citation_matches: pd.DataFrame, source_documents: dict, llm_call: Callable | None = None
+) -> pd.DataFrame:
+    """Citations with the optional judge applied to ``found`` ones only.
+
+    Adds ``judge`` (None, or ``{"reasoning", "verdict", "confidence"}``) and
+    ``model_calls`` (int64: 1 where the judge was called, else 0). Without
+    ``llm_call`` no row is judged. Rejected citations never reach the judge.
+    """
+    frame = citation_matches.copy()
+    judgments: list[dict | None] = []
+    calls: list[int] = []
+    for claim, quote, doc_id, verdict, spans in zip(
+        frame["claim"], frame["quote"], frame["doc_id"], frame["gate_verdict"], frame["spans"]
+    ):
+        if llm_call is None or verdict != "found":
+            judgments.append(None)
+            calls.append(0)
+            continue
+        judgments.append(judge_citation(llm_call, claim or "", quote, doc_id, source_documents[doc_id], spans))
+        calls.append(1)
+    frame["judge"] = pd.Series(judgments, dtype=object, index=frame.index)
+    frame["model_calls"] = pd.Series(calls, dtype="int64", index=frame.index)
+    return frame
+
+
+def audit_result(judged_citations: pd.DataFrame) -> pd.DataFrame:
+    """One output row per citation, in citation-table order, with ``AUDIT_COLUMNS``.
+
+    ``verdict`` is the judge's label where the judge ran, else the gate's verdict.
+    """
+    frame = judged_citations.copy()
+    frame["verdict"] = [
+        judgment["verdict"] if judgment is not None else verdict
+        for judgment, verdict in zip(frame["judge"], frame["gate_verdict"])
+    ]
+    return frame[["position", *AUDIT_COLUMNS]].reset_index(drop=True)

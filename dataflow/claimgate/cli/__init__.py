@@ -1,0 +1,1 @@
+"""The command line (``claimgate`` and ``python run_pipeline.py``)."""

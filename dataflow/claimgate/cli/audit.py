@@ -1,0 +1,135 @@
+"""Command-line side of the citation audit: the ``audit`` command and the default run's demo.
+
+Kept apart from ``run_pipeline.py`` so the command stays a thin argument parser;
+kept apart from ``audit.py`` because these functions write files and print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from claimgate.audit import standin_judge
+from claimgate.audit.judge import load_judge
+from claimgate.audit.stages import AUDIT_COLUMNS
+from claimgate.errors import UsageError
+from claimgate.execution import drivers
+from claimgate.io.tables import write_csv, write_json, write_jsonl
+from claimgate.resources import fixtures_dir
+
+AUDIT_OUTPUTS = (".jsonl", ".json", ".csv")
+REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citation")
+
+
+def write_audit_output(path: Path, rows: list[dict]) -> None:
+    """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
+
+    In CSV, ``matched_doc_ids``, ``spans`` and ``judge`` are JSON text cells.
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        write_jsonl(path, rows)
+    elif suffix == ".json":
+        write_json(path, rows)
+    elif suffix == ".csv":
+        frame = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))  # the header is written even with no row
+        for column in ("matched_doc_ids", "spans", "judge"):
+            if column in frame:
+                frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
+        write_csv(path, frame)
+    else:
+        raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
+
+
+def verdict_table(rows: list[dict]) -> str:
+    """Readable table: citation, cited document, verdict, gate verdict, reason, model calls."""
+    body = [
+        [
+            str(r["citation_id"]),
+            str(r["doc_id"]),
+            r["verdict"],
+            r["gate_verdict"],
+            r["reason"],
+            ",".join(r["matched_doc_ids"]),
+            str(r["model_calls"]),
+        ]
+        for r in rows
+    ]
+    header = ["citation", "cited doc", "verdict", "gate", "reason", "matched in", "model calls"]
+    return drivers.text_table(body, header)
+
+
+def free_and_paid(rows: list[dict]) -> tuple[int, int]:
+    """(citations rejected without a model call, citations that reached the model)."""
+    rejected = sum(1 for r in rows if r["gate_verdict"] in REJECTED)
+    return rejected, sum(r["model_calls"] for r in rows)
+
+
+def run_audit_command(args: argparse.Namespace) -> int:
+    """``run_pipeline.py audit``: audit a citation file and write the rows."""
+    output = Path(args.output)
+    if output.suffix.lower() not in AUDIT_OUTPUTS:
+        raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
+    try:
+        llm_call = load_judge(args.judge) if args.judge else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    run = drivers.run_audit(
+        args.citations,
+        corpus_path=args.corpus,
+        manifest_path=args.manifest,
+        llm_call=llm_call,
+        min_tokens=args.min_tokens,
+        window_chars=args.window_chars,
+        max_source_bytes=args.max_source_bytes,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        partition_rows=args.partition_rows,
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+    rows = drivers.audit_rows(run)
+    write_audit_output(output, rows)
+    if not args.quiet:
+        if len(rows) <= 50:
+            print(verdict_table(rows))
+        counts = run.results.groupby("verdict").size().rename("citations").reset_index()
+        print(counts.to_string(index=False))
+        rejected, paid = free_and_paid(rows)
+        print(f"{rejected} rejected for free, {paid} reached the model")
+        print(f"wrote {output}")
+    return 0
+
+
+def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
+    """The default run's four-citation demo, judged by the offline stand-in; writes ``audit_result.jsonl``."""
+    standin_judge.reset()
+    run = drivers.run_audit(
+        fixtures_dir() / "audit" / "citations.jsonl",
+        corpus_path=fixtures_dir() / "audit" / "corpus.json",
+        llm_call=standin_judge.judge,
+    )
+    rows = drivers.audit_rows(run)
+    output = out_dir / "audit_result.jsonl"
+    write_audit_output(output, rows)
+    rejected, paid = free_and_paid(rows)
+    calls = standin_judge.CALLS["count"]
+    if calls != paid:  # the rows and the stand-in's own counter must agree
+        raise RuntimeError(f"model_calls say {paid} but the stand-in counted {calls} calls")
+    say("\ncitation audit demo (offline stand-in judge, not a model):")
+    say(verdict_table(rows))
+    say(f"{rejected} rejected for free, {calls} reached the model")
+    say(f"wrote {output}")
+    if not args.no_pictures:
+        from claimgate import pictures
+
+        dr = drivers.audit_driver("corpus")
+        graph = dr.display_upstream_of("audit_results", orient="LR")
+        _, note = pictures.write_picture(graph.source, out_dir / "audit_dag")
+        if note:
+            print(note)
+        else:
+            say(f"wrote {out_dir / 'audit_dag.svg'}")

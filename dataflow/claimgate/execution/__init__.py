@@ -1,0 +1,1 @@
+"""Drivers, executors and partitions: how the dataflows are run."""

@@ -1,0 +1,1 @@
+"""The contract gate (before generation): loading, request checks, directives, decision stages."""

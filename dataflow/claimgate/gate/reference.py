@@ -1,0 +1,107 @@
+"""The gate's rules applied to one case at a time: the readable reference.
+
+This is the specification of issue 2 written as one plain function, with no frames
+and no Hamilton. It is not the production path (``gate.py`` decides a whole case
+table over frames in one Hamilton execution); it exists so that the batch gate can
+be checked against it field for field (tests) and measured against it (the
+``benchmarks/gate_scale.py`` baseline). Like the issue's rules, it parses the
+eligible sources of every case again.
+
+Decision order: request checks (``GateError``) → no eligible source
+(``not_in_docs / no_eligible_version``) → a directive error in an eligible source
+(``DirectiveError``, the first in source-id order) → an eligible source lacks the
+key (``not_in_docs / requested_claim_missing``) → values differ (``conflict /
+same_version_directives_disagree``) → ``ready / eligible_directives_agree``.
+Lists of source ids and claims are sorted by source id (then line), so candidate
+order never changes a decision or a prepared request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from claimgate.errors import DirectiveError
+from claimgate.gate.directives import parse_directives
+from claimgate.gate.requests import check_request, decided_result, refused_result
+from claimgate.gate.schema import ClaimSchema
+
+
+def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]], schema: ClaimSchema) -> dict:
+    """Decide one case row against verified sources; return its result object.
+
+    ``sources`` maps source id → verified record (``source_id, version, path, url,
+    sha256, document_revision, text``). Never raises for a bad case: a refusal is
+    returned as ``{"status": "refused", "error", "reason", "answer_request": None,
+    "decided_at"}``.
+    """
+    versions = {source_id: record["version"] for source_id, record in sources.items()}
+    operation, reason, _detail = check_request(row, versions, schema)
+    if reason:
+        return refused_result("GateError", reason, "validated_requests")
+    assert isinstance(row, Mapping) and operation is not None
+    candidates: list[str] = row["candidate_ids"]
+    requested_version: str = row["requested_version"]
+    key: str = row["claim_key"]
+    eligible = sorted(c for c in candidates if versions[c] == requested_version)
+    excluded = sorted(c for c in candidates if versions[c] != requested_version)
+    common = {
+        "requested_version": requested_version,
+        "claim_key": key,
+        "operation": operation,
+        "candidate_ids": candidates,
+        "eligible_source_ids": eligible,
+        "excluded_wrong_version_ids": excluded,
+    }
+    if not eligible:
+        return decided_result(
+            **common, status="not_in_docs", reason="no_eligible_version", claims=[], decided_at="eligible_sources"
+        )
+    claims: list[dict] = []
+    missing: list[str] = []
+    for source_id in eligible:  # sorted: the first directive error in source-id order wins
+        record = sources[source_id]
+        try:
+            directives = parse_directives(record["text"], schema, source_id)
+        except DirectiveError as exc:
+            return refused_result("DirectiveError", exc.reason, "parsed_claims")
+        matching = [d for d in directives if d["operation"] == operation and d["claim_key"] == key]
+        if not matching:
+            missing.append(source_id)
+        for directive in matching:
+            claims.append(
+                {
+                    "source_id": source_id,
+                    "version": record["version"],
+                    "path": record["path"],
+                    "url": record["url"],
+                    "source_sha256": record["sha256"],
+                    "document_revision": record["document_revision"],
+                    **directive,
+                }
+            )
+    if missing:
+        return decided_result(
+            **common,
+            status="not_in_docs",
+            reason="requested_claim_missing",
+            claims=claims,
+            missing_claim_source_ids=missing,
+            decided_at="missing_sources",
+        )
+    values = {claim["value"] for claim in claims}
+    if len(values) > 1:
+        return decided_result(
+            **common,
+            status="conflict",
+            reason="same_version_directives_disagree",
+            claims=claims,
+            decided_at="gate_result",
+        )
+    return decided_result(
+        **common,
+        status="ready",
+        reason="eligible_directives_agree",
+        claims=claims,
+        agreed_value=values.pop(),
+        decided_at="gate_result",
+    )

@@ -1,0 +1,1 @@
+"""Reading pinned sources and tables, and writing results atomically."""

@@ -1,0 +1,197 @@
+"""DAG pictures: Hamilton's visualization, made deterministic and rendered offline.
+
+Hamilton draws the graph (``display_all_functions`` with a ``custom_style_function``)
+and returns a ``graphviz.Digraph``; this module writes its DOT source and renders an
+SVG. Hamilton emits statements in set order, which changes from process to process,
+so the DOT text is put in a canonical order first: same graph, same bytes.
+
+Rendering uses, in order, the ``graphviz-pure`` program (a self-contained ``dot``
+installed from PyPI with this package, same bytes on every platform) and a system
+Graphviz ``dot``. Where neither exists the ``.dot`` file is still written and one
+line says so.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from claimgate.io.tables import write_atomic
+
+#: Decision nodes of the gate in decision order; a case "ran" every node up to the one that decided it.
+GATE_DECISION_ORDER = (
+    "validated_requests",
+    "candidate_sources",
+    "eligible_sources",
+    "source_directives",
+    "parsed_claims",
+    "directive_errors",
+    "missing_sources",
+    "gate_result",
+    "gate_results",
+)
+#: Nodes every case needs before its request is checked.
+GATE_LOADING_NODES = ("load_manifest", "verified_sources", "claim_schema", "case_rows", "case_table")
+
+DECIDED_STYLE = {"fillcolor": "#e4572e", "fontcolor": "#ffffff", "penwidth": "3", "style": "rounded,filled,bold"}
+RAN_STYLE = {"fillcolor": "#a7d7a1", "style": "rounded,filled"}
+NOT_REACHED_STYLE = {
+    "fillcolor": "#f4f4f4",
+    "fontcolor": "#9a9a9a",
+    "color": "#bbbbbb",
+    "style": "rounded,filled,dashed",
+}
+
+
+_TABLE = re.compile(r"(<table[^>]*>)((?:<tr>.*?</tr>)+)(</table>)")
+_ROW = re.compile(r"<tr>.*?</tr>")
+
+
+def _sorted_table_rows(line: str) -> str:
+    """Sort the rows of an HTML-like table label (Hamilton lists grouped inputs in set order)."""
+    return _TABLE.sub(lambda m: m.group(1) + "".join(sorted(_ROW.findall(m.group(2)))) + m.group(3), line)
+
+
+def canonical_dot(source: str) -> str:
+    """Reorder a DOT text's top-level statements deterministically.
+
+    Header lines (up to and including the ``graph``/``node`` defaults) stay first;
+    node statements, then edge statements, are sorted; subgraph blocks follow in
+    their original order, each with its statements sorted; rows of table labels
+    (grouped inputs) are sorted. The graph is unchanged; only the text order is fixed.
+    """
+    lines = [_sorted_table_rows(line) for line in source.splitlines()]
+    head: list[str] = []
+    nodes: list[str] = []
+    edges: list[str] = []
+    blocks: list[list[str]] = []
+    body = iter(lines)
+    for line in body:
+        head.append(line)
+        if line.rstrip().endswith("{"):
+            break
+    depth = 0
+    block: list[str] = []
+    for line in body:
+        stripped = line.strip()
+        if depth:
+            block.append(line)
+            depth += stripped.count("{") - stripped.count("}")
+            if depth == 0:
+                blocks.append(block)
+                block = []
+        elif stripped.startswith("subgraph"):
+            block = [line]
+            depth = stripped.count("{") - stripped.count("}")
+        elif stripped == "}":
+            continue
+        elif stripped.startswith(("graph [", "node [", "edge [")):
+            head.append(line)
+        elif "->" in stripped.split("[", 1)[0]:
+            edges.append(line)
+        elif stripped:
+            nodes.append(line)
+    # Inside a subgraph (Hamilton's legend) keep the opening and graph-default lines, sort the rest.
+    tidy = [b[:2] + sorted(b[2:-1]) + b[-1:] if len(b) > 3 else b for b in blocks]
+    out = head + sorted(nodes) + sorted(edges) + [line for b in tidy for line in b] + ["}"]
+    return "\n".join(out) + "\n"
+
+
+def find_renderer() -> list[str] | None:
+    """The command that turns DOT into SVG: ``graphviz-pure`` (next to this Python or on PATH), else ``dot``."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    for candidate in (scripts / "graphviz-pure", Path(sys.executable).parent / "graphviz-pure"):
+        if candidate.exists():
+            return [str(candidate)]
+    for name in ("graphviz-pure", "dot"):
+        found = shutil.which(name)
+        if found:
+            return [found]
+    return None
+
+
+def svg_text(dot_source: str) -> str | None:
+    """Render DOT text to SVG text in memory (canonical order first); ``None`` without a renderer or on failure."""
+    renderer = find_renderer()
+    if renderer is None:
+        return None
+    completed = subprocess.run(
+        [*renderer, "-Tsvg"],
+        input=canonical_dot(dot_source).encode("utf-8"),
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    return completed.stdout.decode("utf-8") if completed.returncode == 0 else None
+
+
+def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tuple[list[Path], str | None]:
+    """Write ``<out_base>.dot`` and render ``<out_base>.<fmt>``; return ``(written paths, note)``.
+
+    ``note`` is ``None`` when the picture was rendered, else one line saying why not
+    (no renderer installed, or the renderer failed); the ``.dot`` is written anyway.
+    """
+    base = Path(out_base)
+    # Append, never replace, the extension: a case id such as "release.1.0" keeps its dots.
+    dot_path = base.with_name(base.name + ".dot")
+    canonical = canonical_dot(dot_source)
+    write_atomic(dot_path, lambda handle: handle.write(canonical.encode("utf-8")))
+    renderer = find_renderer()
+    if renderer is None:
+        return [dot_path], f"Graphviz not found (neither graphviz-pure nor dot): wrote {dot_path} only"
+    completed = subprocess.run(
+        [*renderer, f"-T{fmt}"], input=canonical.encode("utf-8"), capture_output=True, check=False, timeout=120
+    )
+    if completed.returncode != 0:
+        message = completed.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
+        return [dot_path], f"rendering failed ({' '.join(message) or completed.returncode}): wrote {dot_path} only"
+    picture = base.with_name(f"{base.name}.{fmt}")
+    write_atomic(picture, lambda handle: handle.write(completed.stdout))
+    return [dot_path, picture], None
+
+
+def nodes_reached(decided_at: str, order: Iterable[str] = GATE_DECISION_ORDER) -> set[str]:
+    """Gate nodes a case passed through, up to and including ``decided_at``."""
+    reached = set(GATE_LOADING_NODES)
+    for name in order:
+        reached.add(name)
+        if name == decided_at:
+            break
+    return reached
+
+
+def case_style(decided_at: str, reached: set[str]) -> Callable:
+    """A Hamilton ``custom_style_function`` highlighting one case's path.
+
+    The deciding node is drawn solid red-orange, nodes the case passed through green,
+    the rest grey and dashed; legend entries name the three.
+    """
+
+    def style(*, node, node_class):  # signature fixed by Hamilton
+        if node.name == decided_at:
+            return dict(DECIDED_STYLE), node_class, "decided here"
+        if node.name in reached:
+            return dict(RAN_STYLE), node_class, "ran for this case"
+        if node_class == "function":
+            return dict(NOT_REACHED_STYLE), node_class, "not reached"
+        return {}, node_class, None
+
+    return style
+
+
+def case_graph(dr, case_id: object, decided_at: str):
+    """The gate DAG drawn for one case: its path highlighted, titled with the deciding node.
+
+    ``dr`` is the gate driver (``pipeline.gate_driver()``); returns Hamilton's
+    ``graphviz.Digraph`` (use ``.source`` for the DOT text).
+    """
+    graph = dr.display_all_functions(
+        orient="LR", custom_style_function=case_style(decided_at, nodes_reached(decided_at))
+    )
+    graph.attr(label=f"case {case_id}: decided at {decided_at}", labelloc="t", fontname="Helvetica")
+    return graph
