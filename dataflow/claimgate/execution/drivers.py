@@ -27,10 +27,11 @@ from claimgate.errors import UsageError
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
 from claimgate.gate import stages as gate_stages
-from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.directives import ignored_directive_lines
+from claimgate.gate.schema import DEFAULT_EXECUTION_MODE, ClaimSchema
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
-EXECUTION_MODE = "offline-explicit-synthetic-directive-gate"
+EXECUTION_MODE = DEFAULT_EXECUTION_MODE  # the seed's; a schema may set its own ``execution_mode``
 POLICY = (
     "Only sources whose version equals the requested version exactly are eligible; a newer version is never "
     "a fallback and candidate order never picks a winner. Only explicit directive lines are read; prose is "
@@ -281,10 +282,24 @@ def refusal_details(run: GateRun) -> list[dict]:
     ]
 
 
+def ignored_lines(run: GateRun) -> list[dict]:
+    """Lines of every pinned source that a directive opt-in kept from being read, by source id then line.
+
+    ``[]`` for a schema without opt-ins. Shape: ``directives.ignored_directive_lines``.
+    """
+    sources = sorted(zip(run.verified_sources["source_id"], run.verified_sources["text"]))
+    return [line for source_id, text in sources for line in ignored_directive_lines(text, run.schema, source_id)]
+
+
 def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:
-    """The ``gate_result.json`` document of issue 2 (``changed_source`` only in the default run)."""
+    """The ``gate_result.json`` document (``changed_source`` only in the default run).
+
+    ``ignored_directive_lines`` is present only when the schema opts into a narrower
+    directive rule (docs/gate-rules.md, "Directive opt-ins"), listing every line it kept
+    from being read.
+    """
     document = {
-        "execution_mode": EXECUTION_MODE,
+        "execution_mode": run.schema.execution_mode,
         "model_called": False,
         "fixture_kind": fixture_kind,
         "grammar": run.schema.grammar,
@@ -292,6 +307,8 @@ def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None =
         "cases": case_entries(run),
     }
     document["refusal_details"] = refusal_details(run)
+    if run.schema.skip_fenced_code or run.schema.directive_scope != "line":
+        document["ignored_directive_lines"] = ignored_lines(run)
     if changed_source is not None:
         document["changed_source"] = changed_source
     document["policy"] = POLICY
@@ -308,10 +325,28 @@ def text_table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: Characters of a refusal's detail shown in the terminal table (the whole detail is in the result file).
+DETAIL_CHARS = 72
+
+
+def clipped(text: str, width: int = DETAIL_CHARS) -> str:
+    """``text`` cut to at most ``width`` characters at a word boundary, with ``…`` when cut.
+
+    A first word longer than ``width`` is cut inside it (there is no boundary to use).
+    """
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    boundary = cut.rfind(" ")
+    if boundary > 0:
+        cut = cut[:boundary]
+    return cut.rstrip() + "…"
+
+
 def summary_table(run: GateRun) -> str:
     """A readable table of case, status, reason and decided_at (and the detail of a refusal)."""
     rows = [
-        [case_id if isinstance(case_id, str) else f"<row {position}>", status, reason, decided_at, detail[:72]]
+        [case_id if isinstance(case_id, str) else f"<row {position}>", status, reason, decided_at, clipped(detail)]
         for position, case_id, status, reason, decided_at, detail in zip(
             run.results["position"],
             run.results["case_id"],

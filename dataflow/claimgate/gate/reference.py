@@ -104,4 +104,5 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
         claims=claims,
         agreed_value=values.pop(),
         decided_at="gate_result",
+        system_prompt=schema.system_prompt,
     )

@@ -218,8 +218,11 @@ def gate_result(
     parsed_claims: pd.DataFrame,
     directive_errors: pd.DataFrame,
     missing_sources: pd.DataFrame,
+    claim_schema: ClaimSchema,
 ) -> pd.DataFrame:
     """The decision for every case, one row per case in case-table order.
+
+    A ``ready`` case's prepared request takes its system message from ``claim_schema``.
 
     Columns: ``position`` (int64), ``case_id`` (object), ``status``, ``reason``,
     ``error`` (``""``, ``GateError`` or ``DirectiveError``), ``detail``, ``decided_at``
@@ -335,6 +338,7 @@ def gate_result(
                 reason=case_reason,
                 claims=claims,
                 decided_at=case_decided,
+                system_prompt=claim_schema.system_prompt,
                 **extra,
             )
         )
