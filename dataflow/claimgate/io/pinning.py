@@ -78,7 +78,8 @@ def url_for(template: str, entry: dict) -> str:
     try:
         url = template.format(**values)
     except KeyError as exc:
-        raise UsageError(f"--url-template: unknown placeholder {{{exc.args[0]}}} (use {URL_FIELDS})") from None
+        fields = ", ".join("{" + name + "}" for name in URL_FIELDS)
+        raise UsageError(f"--url-template: unknown placeholder {{{exc.args[0]}}} (use {fields})") from None
     except (ValueError, IndexError) as exc:
         raise UsageError(f"--url-template {template!r}: {exc}") from None
     if not url:
