@@ -1,4 +1,4 @@
-"""The prepared request's wording and the document's execution_mode come from the schema (docs/gate-rules.md,
+"""The prepared request's wording and the document's execution_mode come from the schema (docs/using-your-docs.md,
 "Claim schema"); Quill's schema, and any schema that does not set them, keeps the seed's strings byte for byte.
 """
 

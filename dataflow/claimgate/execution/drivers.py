@@ -295,7 +295,7 @@ def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None =
     """The ``gate_result.json`` document (``changed_source`` only in the default run).
 
     ``ignored_directive_lines`` is present only when the schema opts into a narrower
-    directive rule (docs/gate-rules.md, "Directive opt-ins"), listing every line it kept
+    directive rule (docs/using-your-docs.md, "Directive opt-ins"), listing every line it kept
     from being read.
     """
     document = {

@@ -7,9 +7,9 @@ prose around them. A line (without its terminator, as ``str.splitlines`` splits)
 default) when it contains the schema prefix or its first non-space character is the
 prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
-trailing white space), each name ``[a-z_]+`` (see docs/gate-rules.md, "Directives").
+trailing white space), each name ``[a-z_]+`` (see README.md, "The rules, exactly").
 
-Two opt-ins of the schema narrow what is directive-like (docs/gate-rules.md,
+Two opt-ins of the schema narrow what is directive-like (docs/using-your-docs.md,
 "Directive opt-ins"): ``scope = "prefix"`` makes a line directive-like only when its
 first white-space-separated token is exactly the prefix; ``skip_fenced_code = true``
 never reads a line inside a Markdown fenced code block (a line of three or more

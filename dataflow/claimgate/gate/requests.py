@@ -1,8 +1,9 @@
 """Per-request rules shared by the batch gate and the one-case reference.
 
 These are the parts of the gate that are about a single request's shape (see
-docs/gate-rules.md, "Request checks" and "Versions") and about the answer
-request's exact text (its system message comes from the schema, "Claim schema").
+README.md, "The rules, exactly", and docs/using-your-docs.md, "Versions") and
+about the answer request's exact text (its system message comes from the schema:
+docs/using-your-docs.md, "Claim schema").
 Both ``stages.py`` (frames) and ``reference.py`` (one case at a time) call them, so
 the two can only differ in how they combine sources.
 """
@@ -15,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from claimgate.gate.schema import DEFAULT_SYSTEM_PROMPT, ClaimSchema
 
-#: Fields of a claim record, in order (issue 2 "Claim record").
+#: Fields of a claim record, in order (README.md, "The rules, exactly").
 CLAIM_FIELDS = (
     "source_id",
     "version",
@@ -111,7 +112,7 @@ def answer_request(
     claims: Sequence[Mapping],
     system_prompt: str = SYSTEM_PROMPT,
 ) -> dict:
-    """The prepared (never sent) chat request for a ``ready`` case (docs/gate-rules.md, "Answer request").
+    """The prepared (never sent) chat request for a ``ready`` case (docs/using-your-docs.md, "Claim schema").
 
     ``system_prompt`` is the schema's ``[answer_request] system`` (the seed's wording by
     default). ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
