@@ -177,6 +177,17 @@ def test_bad_pin_options_are_usage_errors(docs, capsys, args, message):
     assert not list(docs.glob("m.*"))
 
 
+def test_a_version_outside_the_schemas_scheme_is_refused_before_pinning(docs, capsys):
+    (docs / "s.toml").write_text('prefix = "@quill"\n[operations.op]\nkey = ["a"]\n[versions]\npattern = "semver"\n')
+    code, _, err = pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json", "--schema", "s.toml")
+    assert code == 3 and err.splitlines() == [
+        "error: IngestionError: invalid_source_version: --version '1.0' does not match "
+        "semver (MAJOR.MINOR.PATCH[-PRE][+BUILD])"
+    ]
+    assert not (docs / "m.json").exists()
+    assert pin(capsys, "docs/1.0/guide.md", "--version", "1.0.0", "--output", "m.json", "--schema", "s.toml")[0] == 0
+
+
 def test_pin_module_function_reports_what_it_did(docs):
     report = pinned_manifest(["docs/1.0/guide.md"], "1.0", docs / "m.json")
     assert report.written and [e["source_id"] for e in report.added] == ["guide"]

@@ -11,6 +11,7 @@ import sys
 
 from claimgate.cli.options import Command, add_max_source_bytes, check_max_source_bytes
 from claimgate.execution.drivers import text_table
+from claimgate.gate.schema import load_schema
 from claimgate.io.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
 
 EXIT_REFUSED = 3
@@ -31,6 +32,7 @@ def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
         default="stem",
         help="source_id from the file name without extension (stem, default) or the relative path (path)",
     )
+    parser.add_argument("--schema", help="claim schema TOML whose version scheme --version must follow (optional)")
     add_max_source_bytes(parser)
 
 
@@ -44,6 +46,7 @@ def run_pin(args: argparse.Namespace) -> int:
         source_id=args.source_id,
         url_template=args.url_template,
         max_source_bytes=args.max_source_bytes,
+        versions=load_schema(args.schema).versions if args.schema else None,
     )
     if args.quiet:
         return 0

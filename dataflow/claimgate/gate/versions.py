@@ -49,6 +49,9 @@ class VersionScheme:
 
     name: str = "major.minor"
     pattern: str = field(default=r"^[0-9]+\.[0-9]+\Z")
+    # Memo of string -> problem: a batch asks about the same few versions once per case and
+    # candidate, and a plain dict lookup keeps that as cheap as the seed's cached expression test.
+    _memo: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
 
     @property
     def description(self) -> str:
@@ -74,12 +77,19 @@ class VersionScheme:
             if value is None:
                 return "got no version (null or missing); write versions as strings"
             return f"got {type(value).__name__} {value!r}; write versions as strings"
-        return _string_problem(self, value)
+        found = self._memo.get(value)
+        if found is None:
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            found = self._memo[value] = _string_problem(self, value)
+        return found
 
 
-@functools.lru_cache(maxsize=8192)
+MEMO_SIZE = 8192
+
+
 def _string_problem(scheme: VersionScheme, text: str) -> str:
-    """``VersionScheme.problem`` for a string, cached: a batch of cases repeats a few versions."""
+    """``VersionScheme.problem`` for a string (memoized by the scheme)."""
     if not scheme.accepts(text):
         return f"{text!r} does not match {scheme.description}"
     if scheme.name == "pep440":

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimgate.errors import IngestionError, UsageError
+from claimgate.gate.versions import VersionScheme
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
@@ -193,9 +194,12 @@ def pinned_manifest(
     source_id: str = "stem",
     url_template: str | None = None,
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    versions: VersionScheme | None = None,
 ) -> PinReport:
     """Pin ``files`` at ``version`` into ``manifest_path`` (created, or updated with the others kept).
 
+    With ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a
+    source version is refused here (``IngestionError`` ``invalid_source_version``).
     Everything is checked before anything is written; the manifest is written
     atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
     each entry, and only when something changed. Raises what ``new_entries``,
@@ -207,6 +211,8 @@ def pinned_manifest(
         raise UsageError("--output must be a .json manifest")
     if path.is_dir():
         raise UsageError(f"--output {path} is a folder")
+    if versions is not None and isinstance(version, str) and version.strip() and versions.problem(version):
+        raise IngestionError("invalid_source_version", f"--version {versions.problem(version)}")
     root = Path(os.path.abspath(path)).parent
     existing = read_manifest(path)["sources"] if path.exists() else []
     pinned = new_entries(
