@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 from claimgate.errors import DirectiveError, IngestionError
 from claimgate.execution import drivers
-from claimgate.gate.directives import ignored_directive_lines, parse_directives
+from claimgate.gate.directives import _candidate_lines, ignored_directive_lines, parse_directives
 from claimgate.gate.schema import load_schema, schema_from_dict
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,6 +82,29 @@ def test_prefix_scope_lists_a_mid_line_prefix_as_ignored():
 def test_directive_inside_a_skipped_fence_is_not_read_and_is_listed_as_ignored():
     assert values(PAGE_WITH_CODE, BOTH) == [("existing_path", "refuse", 2)]
     assert ignored_directive_lines(PAGE_WITH_CODE, BOTH, "page") == IGNORED_IN_PAGE_WITH_CODE
+
+
+def test_with_the_seed_scope_a_fenced_decorator_is_listed_as_ignored():
+    text = f"{DIRECTIVE}\n```\n@app.get(\"/items\")\n```\n"
+    assert values(text, SKIP_FENCES) == [("existing_path", "refuse", 1)]
+    assert ignored_directive_lines(text, SKIP_FENCES, "p") == [
+        {"source_id": "p", "line": 3, "rule": "skip_fenced_code", "quote": '@app.get("/items")'}
+    ]
+
+
+FENCE_PIECES = ["```", "~~~", "````", DIRECTIVE, "@app.get()", "help@quill.dev", "prose", "  @quill x=y", ""]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=10), st.sampled_from([PREFIX_SCOPE, SKIP_FENCES, BOTH]))
+def test_every_line_holding_the_prefix_is_read_or_listed_never_dropped(lines, schema):
+    text = "\n".join(lines)
+    seen = {number: rule for number, _, _, rule in _candidate_lines(text, schema)}
+    ignored = {entry["line"] for entry in ignored_directive_lines(text, schema)}
+    assert ignored == {number for number, rule in seen.items() if rule}
+    for number, line in enumerate(lines, start=1):
+        if "@quill" in line:
+            assert number in seen, (number, line)  # read as a directive (rule "") or listed as ignored
 
 
 def test_fence_skipping_alone_still_refuses_prose_mentions_outside_fences():

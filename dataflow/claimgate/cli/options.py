@@ -34,7 +34,7 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-class Once(argparse._StoreAction):
+class Once(argparse.Action):
     """``store``, refusing the same option twice with different values (``--schema a … --schema b``)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
@@ -63,6 +63,7 @@ def command_parser(prog: str, command: Command) -> argparse.ArgumentParser:
 
 def value_options(parsers: list[argparse.ArgumentParser]) -> set[str]:
     """Every option string (``--schema``) that takes a value in any of ``parsers``."""
+    # argparse has no public listing of a parser's options; its option table is stable since 3.2.
     return {
         option
         for parser in parsers

@@ -15,8 +15,8 @@ first white-space-separated token is exactly the prefix; ``skip_fenced_code = tr
 never reads a line inside a Markdown fenced code block (a line of three or more
 backticks or tildes, indented at most three spaces, up to the closing fence of the
 same character and at least the same length, or the end of the text). A line that
-contains the prefix but is not read because of an opt-in is reported by
-``ignored_directive_lines``, never silently used or dropped.
+contains the prefix, or that the schema's scope would read, but is not read because
+of an opt-in is reported by ``ignored_directive_lines``, never silently used or dropped.
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
@@ -97,7 +97,7 @@ def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int,
             if fence:
                 if _closes(line, fence):
                     fence = ""
-                if prefix in line:
+                if prefix in line or is_directive_like(line, prefix, scope):
                     yield number, start, line, "skip_fenced_code"
                 continue
             opening = _FENCE_OPEN.match(line) if ("`" in line or "~" in line) else None
@@ -175,13 +175,13 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
 
 
 def ignored_directive_lines(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
-    """Lines holding the schema prefix that an opt-in keeps from being read, in line order.
+    """Lines an opt-in keeps from being read that hold the prefix or that the scope would read, in line order.
 
     One dict per line: ``source_id``, ``line`` (1-based), ``rule`` (``"skip_fenced_code"``
     or ``"scope_prefix"``) and ``quote`` (the whole line, at most 200 characters). Always
     ``[]`` under the seed's rule (no opt-in), which reads every such line.
     """
-    if not (schema.skip_fenced_code or schema.directive_scope != "line") or schema.prefix not in text:
+    if not (schema.skip_fenced_code or schema.directive_scope != "line") or schema.prefix[0] not in text:
         return []
     return [
         {"source_id": source_id, "line": number, "rule": rule, "quote": line[:200]}
