@@ -17,7 +17,6 @@ Exit status: 0 when the run completed (whatever the statuses), 2 for a usage err
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import traceback
@@ -72,9 +71,13 @@ def overview(prog: str) -> str:
         "commands:",
     ]
     lines += [f"  {name:<8}{command.help}" for name, command in COMMANDS.items()]
-    lines += ["", f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;"]
-    lines += ["options may stand before or after the command.", "", "Exit status: 0 run completed, 2 usage error,"]
-    lines += ["3 input refused."]
+    lines += [
+        "",
+        f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
+        "options may stand before or after the command.",
+        "",
+        "Exit status: 0 run completed, 2 usage error, 3 input refused.",
+    ]
     return "\n".join(lines)
 
 
@@ -113,11 +116,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted; no output was written", file=sys.stderr)
         return 130
-
-
-def parser_for(name: str | None = None) -> argparse.ArgumentParser:
-    """The parser of a command (``None``: the default command), for documentation and tests."""
-    return command_parser(program_name(), COMMANDS[name or DEFAULT_COMMAND])
 
 
 if __name__ == "__main__":
