@@ -68,6 +68,19 @@ def test_paths_are_relative_to_the_manifests_folder_not_the_current_one(docs, ca
     assert json.loads((docs / "docs" / "m.json").read_text())["sources"][0]["path"] == "1.0/guide.md"
 
 
+def test_an_absolute_file_path_is_stored_relative_to_the_manifest(docs, capsys):
+    assert pin(capsys, str(docs / "docs/1.0/guide.md"), "--version", "1.0", "--output", str(docs / "m.json"))[0] == 0
+    assert json.loads((docs / "m.json").read_text())["sources"][0]["path"] == "docs/1.0/guide.md"
+
+
+def test_a_link_inside_the_folder_to_a_file_outside_is_path_outside_root(docs, tmp_path_factory, capsys):
+    outside = tmp_path_factory.mktemp("elsewhere") / "secret.md"
+    outside.write_bytes(GUIDE)
+    (docs / "docs" / "linked.md").symlink_to(outside)
+    code, _, err = pin(capsys, "docs/linked.md", "--version", "1.0", "--output", "m.json")
+    assert code == 3 and "path_outside_root" in err and not (docs / "m.json").exists()
+
+
 def test_the_same_files_in_any_argument_order_give_the_same_bytes(docs, capsys):
     pin(capsys, "docs/1.0/guide.md", "docs/1.0/reference.md", "--version", "1.0", "--output", "a.json")
     pin(capsys, "docs/1.0/reference.md", "./docs/1.0/guide.md", "--version", "1.0", "--output", "b.json")
