@@ -179,5 +179,21 @@ def test_the_run_document_lists_ignored_lines_and_the_case_is_ready(tmp_path):
     assert document["schema"]["directives"] == {"scope": "prefix", "skip_fenced_code": True}
 
 
+def test_ignored_lines_are_a_node_of_the_gate_and_the_same_when_partitioned(tmp_path):
+    manifest, cases = pin_sources(tmp_path, {"page": ("1.0", PAGE_WITH_CODE.encode()), "b": ("1.0", b"x\n")})
+    schema = tmp_path / "schema.toml"
+    schema.write_text(
+        'prefix = "@quill"\n[operations.create_copy]\nexisting_path = ["refuse", "overwrite"]\n'
+        '[directives]\nscope = "prefix"\nskip_fenced_code = true\n'
+    )
+    whole = drivers.run_gate(manifest, cases, schema)
+    split = drivers.run_gate(manifest, cases, schema, executor="multiprocessing", partition_rows=1)
+    assert whole.ignored_directive_lines.to_dict("records") == IGNORED_IN_PAGE_WITH_CODE
+    assert split.ignored_directive_lines.equals(whole.ignored_directive_lines)
+    assert dict(whole.ignored_directive_lines.dtypes.astype(str)) == {
+        "source_id": "str", "line": "int64", "rule": "str", "quote": "str"
+    }  # fmt: skip
+
+
 def test_seed_schema_documents_have_no_ignored_lines_key(fixture_run):
     assert "ignored_directive_lines" not in drivers.gate_document(fixture_run, fixture_kind="x")

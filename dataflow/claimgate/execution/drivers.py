@@ -27,7 +27,6 @@ from claimgate.errors import UsageError
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
 from claimgate.gate import stages as gate_stages
-from claimgate.gate.directives import ignored_directive_lines
 from claimgate.gate.schema import DEFAULT_EXECUTION_MODE, ClaimSchema
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
@@ -206,6 +205,8 @@ class GateRun:
     case_rows: pd.DataFrame
     schema: ClaimSchema
     verified_sources: pd.DataFrame
+    #: ``gate.stages.ignored_directive_lines`` (``None`` when a caller built the run without it).
+    ignored_directive_lines: pd.DataFrame | None = None
 
 
 def run_gate(
@@ -238,8 +239,17 @@ def run_gate(
         # The loading nodes are upstream of every decision node: a refused manifest, schema
         # or case table stops the run before any case is decided.
         with gc_paused():
-            out = dr.execute(["gate_results", "case_rows", "claim_schema", "verified_sources"], inputs=inputs)
-    return GateRun(out["gate_results"], out["case_rows"], out["claim_schema"], out["verified_sources"])
+            out = dr.execute(
+                ["gate_results", "case_rows", "claim_schema", "verified_sources", "ignored_directive_lines"],
+                inputs=inputs,
+            )
+    return GateRun(
+        out["gate_results"],
+        out["case_rows"],
+        out["claim_schema"],
+        out["verified_sources"],
+        out["ignored_directive_lines"],
+    )
 
 
 def case_entry(request: object, case_id: str | None, result: dict) -> dict:
@@ -283,12 +293,17 @@ def refusal_details(run: GateRun) -> list[dict]:
 
 
 def ignored_lines(run: GateRun) -> list[dict]:
-    """Lines of every pinned source that a directive opt-in kept from being read, by source id then line.
+    """``[{source_id, line, rule, quote}]``: the run's ``ignored_directive_lines`` as JSON-ready dicts.
 
-    ``[]`` for a schema without opt-ins. Shape: ``directives.ignored_directive_lines``.
+    ``[]`` for a schema without opt-ins; computed from the verified sources when the run lacks the frame.
     """
-    sources = sorted(zip(run.verified_sources["source_id"], run.verified_sources["text"]))
-    return [line for source_id, text in sources for line in ignored_directive_lines(text, run.schema, source_id)]
+    frame = run.ignored_directive_lines
+    if frame is None:
+        frame = gate_stages.ignored_directive_lines(run.verified_sources, run.schema)
+    return [
+        {"source_id": s, "line": int(n), "rule": r, "quote": q}
+        for s, n, r, q in frame[["source_id", "line", "rule", "quote"]].itertuples(index=False, name=None)
+    ]
 
 
 def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:

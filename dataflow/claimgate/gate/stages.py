@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from claimgate.errors import DirectiveError
+from claimgate.gate import directives
 from claimgate.gate.directives import parse_directives
 from claimgate.gate.requests import CLAIM_FIELDS, check_request, claim_json, decided_result, refused_result
 from claimgate.gate.schema import ClaimSchema
@@ -168,6 +169,27 @@ def parsed_claims(source_directives: dict) -> pd.DataFrame:
 def directive_errors(source_directives: dict) -> pd.DataFrame:
     """One row per eligible source whose directives are refused: ``source_id, reason, detail``."""
     return source_directives["directive_errors"]
+
+
+#: Columns of ``ignored_directive_lines`` and their dtypes.
+IGNORED_LINE_COLUMNS = {"source_id": "str", "line": "int64", "rule": "str", "quote": "str"}
+
+
+def ignored_directive_lines(verified_sources: pd.DataFrame, claim_schema: ClaimSchema) -> pd.DataFrame:
+    """Lines of every pinned source that a schema opt-in keeps from being read as directives.
+
+    One row per line, sorted by ``source_id`` then ``line``: ``source_id`` (str),
+    ``line`` (int64, 1-based), ``rule`` (str: ``skip_fenced_code`` or ``scope_prefix``),
+    ``quote`` (str, the line, at most 200 characters). Empty when the schema has no
+    opt-in (docs/using-your-docs.md, "Directive opt-ins"). Every pinned source is listed,
+    whether or not a case uses it, so the listing does not depend on the case table.
+    """
+    rows = [
+        line
+        for source_id, text in sorted(zip(verified_sources["source_id"], verified_sources["text"]))
+        for line in directives.ignored_directive_lines(text, claim_schema, source_id)
+    ]
+    return pd.DataFrame(rows, columns=list(IGNORED_LINE_COLUMNS)).astype(IGNORED_LINE_COLUMNS)
 
 
 def _cases_with_directive_errors(eligible_sources: pd.DataFrame, directive_errors: pd.DataFrame) -> pd.DataFrame:
