@@ -104,7 +104,13 @@ def schema_from_dict(document: dict, origin: str = "schema") -> ClaimSchema:
     Raises ``IngestionError`` ``invalid_schema`` when: ``prefix`` is missing, not a
     string, empty or contains white space or ``=``; ``operations`` is missing or empty;
     an operation or key name is outside ``[a-z_]+``; an operation declares no keys;
-    an enumeration is not a non-empty list of ``[a-z_]+`` strings without repeats.
+    an enumeration is not a non-empty list of ``[a-z_]+`` strings without repeats; a
+    top-level key or table is unknown; ``[versions]``, ``[answer_request]`` or
+    ``[directives]`` is not a table or has an unknown key; ``versions.pattern`` is not
+    a scheme name or a regular expression (``versions.version_scheme``);
+    ``answer_request.system`` is not a non-empty string; ``execution_mode`` is empty or
+    holds white space; ``directives.scope`` is not ``line``/``prefix``;
+    ``directives.skip_fenced_code`` is not a boolean.
     """
 
     def refuse(detail: str) -> IngestionError:
@@ -156,7 +162,7 @@ def _table(document: dict, name: str, keys: tuple[str, ...], refuse) -> dict:
 
 
 def _text(value: object, where: str, refuse) -> str:
-    """A non-empty one-line string option, else ``invalid_schema``."""
+    """A string option that is not empty or only white space, else ``invalid_schema``."""
     if not isinstance(value, str) or not value.strip():
         raise refuse(f"{where} must be a non-empty string")
     return value
