@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from claimgate.cli.main import COMMANDS, split_command
+from claimgate.cli.options import command_parser, value_options
 from claimgate.execution.drivers import clipped
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,6 +40,49 @@ def test_an_option_before_the_command_means_what_it_means_after(tmp_path, capsys
     code, _, err = cli(capsys, *before, "gate", *rest, "--output", str(out), "--quiet", *after)
     assert code == 0, err
     assert out.read_bytes() == (GOLDEN / "second.json").read_bytes()
+
+
+def _sample_value(action) -> str:
+    if action.choices:
+        return str(list(action.choices)[-1])
+    return "7" if action.type is int else "sample.json"
+
+
+def _every_option():
+    for name, command in COMMANDS.items():
+        parser = command_parser("claimgate", command)
+        for action in parser._actions:
+            if action.option_strings and action.dest != "help":
+                yield pytest.param(name, parser, action, id=f"{name}{action.option_strings[0]}")
+
+
+def _required_arguments(parser, action) -> list[str]:
+    """Arguments the parser needs besides ``action``: required options, one of each required group, FILE."""
+    arguments = []
+    for other in parser._actions:
+        if other is action or not other.required:
+            continue
+        arguments += [other.option_strings[0], _sample_value(other)] if other.option_strings else ["page.md"]
+    for group in parser._mutually_exclusive_groups:
+        if group.required and action not in group._group_actions:
+            first = group._group_actions[0]
+            arguments += [first.option_strings[0], _sample_value(first)]
+    return arguments
+
+
+@pytest.mark.parametrize("name, parser, action", list(_every_option()))
+def test_every_option_of_every_command_parses_the_same_before_and_after_it(name, parser, action):
+    given = [action.option_strings[0]] + ([] if action.nargs == 0 else [_sample_value(action)])
+    required = _required_arguments(parser, action)
+    takes_value = value_options([command_parser("claimgate", c) for c in COMMANDS.values()])
+    parsed = []
+    for argv in ([*given, name, *required], [name, *required, *given]):
+        command, rest = split_command(argv, takes_value)
+        assert command == name
+        parsed.append(vars(parser.parse_args(rest)))
+    assert parsed[0] == parsed[1]
+    expected = True if action.nargs == 0 else (action.type or str)(given[1])
+    assert parsed[0][action.dest] == expected
 
 
 def test_a_limit_given_before_the_command_is_applied(tmp_path, capsys):
