@@ -64,10 +64,10 @@ def run_batch(manifest: Path, cases: Path, output: Path, executor: str) -> None:
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """The issue's rules case by case: manifest verified once, ``decide_case`` per row, same JSONL writer."""
     from claimgate.execution.drivers import case_entry
-    from claimgate.gate.loading import verified_sources
     from claimgate.gate.reference import decide_case
     from claimgate.gate.requests import refused_result
     from claimgate.gate.schema import load_schema
+    from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest
     from claimgate.io.tables import case_table_frame, read_case_rows, write_jsonl
 

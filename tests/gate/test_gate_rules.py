@@ -254,7 +254,7 @@ def test_each_bad_directive_is_refused_with_its_directive_error_reason(directive
         "error": "DirectiveError",
         "reason": reason,
         "answer_request": None,
-        "decided_at": "parsed_claims",
+        "decided_at": "directive_errors",
     }
 
 

@@ -26,8 +26,10 @@ from claimgate.audit import stages as audit_stages
 from claimgate.errors import UsageError
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
+from claimgate.gate import results as gate_results
 from claimgate.gate import stages as gate_stages
 from claimgate.gate.schema import ClaimSchema
+from claimgate.io import pinned_sources
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
 EXECUTION_MODE = "offline-explicit-synthetic-directive-gate"
@@ -191,7 +193,9 @@ def _builder(modules: tuple, config: dict, remote_executor: object | None) -> dr
 
 def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
     """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
-    builder = _builder((gate_loading, gate_batching, gate_stages), {}, remote_executor)
+    builder = _builder(
+        (pinned_sources, gate_loading, gate_batching, gate_stages, gate_results), {}, remote_executor
+    )
     if progress:
         builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
@@ -336,7 +340,7 @@ def audit_driver(document_source: str, remote_executor: object | None = None, pr
     if document_source not in ("corpus", "manifest"):
         raise ValueError(f"document_source must be corpus or manifest, not {document_source!r}")
     builder = _builder(
-        (gate_loading, audit_loading, audit_batching, audit_stages),
+        (pinned_sources, audit_loading, audit_batching, audit_stages),
         {"document_source": document_source},
         remote_executor,
     )

@@ -22,6 +22,15 @@ from claimgate.errors import DirectiveError
 from claimgate.gate.schema import ClaimSchema
 from claimgate.textlines import LINE_TERMINATORS
 
+#: ``DirectiveError`` reasons, in the order each line is checked (the tests check every raise is listed).
+DIRECTIVE_ERROR_REASONS = (
+    "malformed_directive",
+    "unsupported_operation",
+    "unsupported_claim_key",
+    "unknown_directive_value",
+    "duplicate_directive",
+)
+
 #: Fields of one parsed directive, in order (offsets are characters; lines are 1-based).
 DIRECTIVE_FIELDS = ("operation", "claim_key", "value", "start_line", "end_line", "start", "end", "quote")
 
