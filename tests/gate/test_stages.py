@@ -10,6 +10,7 @@ from claimgate.gate import results, stages
 from claimgate.gate.decisions import (
     DECISION_COLUMNS,
     Stage,
+    case_decisions,
     decided_at_by_reason,
     decision_stages,
     decisions,
@@ -201,7 +202,7 @@ def test_a_case_no_stage_decided_stops_the_assembly():
     table = pd.DataFrame({"position": [0, 1], "case_id": ["a", "b"]})
     only_first = Stage(decided=decisions([0], status="refused", reason="invalid_case", error="GateError"), passed=None)
     with pytest.raises(AssertionError, match="exactly one stage"):
-        results.case_decisions(table, [only_first])
+        case_decisions(table, [only_first])
 
 
 def test_deciding_nodes_that_are_not_one_chain_are_refused():

@@ -125,3 +125,21 @@ def gate_decision_stages() -> tuple[tuple[str, tuple[str, ...]], ...]:
 def decided_at_by_reason() -> dict[str, str]:
     """Reason code → name of the gate node that decides it (from the ``decides`` tags)."""
     return {reason: name for name, reasons in gate_decision_stages() for reason in reasons}
+
+
+def case_decisions(case_table: pd.DataFrame, stages: list[Stage]) -> pd.DataFrame:
+    """Every case's decision, in case-table order: ``DECISION_COLUMNS`` plus ``decided_at`` (str).
+
+    Raises ``AssertionError`` when a case was decided by no stage or by two (the
+    stages' contract is broken) or a reason is claimed by no stage's tag.
+    """
+    decided = pd.concat([stage.decided[list(DECISION_COLUMNS)] for stage in stages], ignore_index=True)
+    decided = decided.astype(DECISION_COLUMNS).set_index("position").sort_index()
+    positions = case_table["position"].to_numpy()
+    assert decided.index.is_unique and np.array_equal(decided.index.to_numpy(), np.sort(positions)), (
+        "every case must be decided by exactly one stage"
+    )
+    decided_at = decided["reason"].map(decided_at_by_reason())
+    undeclared = sorted(set(decided["reason"][decided_at.isna()]))
+    assert not undeclared, f"reasons no stage declares: {undeclared}"
+    return decided.assign(decided_at=decided_at.astype("str")).reindex(positions)

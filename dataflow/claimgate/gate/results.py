@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from claimgate.gate.decisions import DECISION_COLUMNS, Stage, decided_at_by_reason
+from claimgate.gate.decisions import Stage, case_decisions
 from claimgate.gate.requests import CLAIM_FIELDS, claim_json, decided_result, refused_result
 
 #: Columns of ``gate_result``, in order.
@@ -28,24 +28,6 @@ def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
     unique, starts = np.unique(positions, return_index=True)
     stops = np.append(starts[1:], len(positions))
     return {int(p): (int(a), int(b)) for p, a, b in zip(unique, starts, stops)}
-
-
-def case_decisions(case_table: pd.DataFrame, stages: list[Stage]) -> pd.DataFrame:
-    """Every case's decision, in case-table order: ``DECISION_COLUMNS`` plus ``decided_at`` (str).
-
-    Raises ``AssertionError`` when a case was decided by no stage or by two (the
-    stages' contract is broken) or a reason is claimed by no stage's tag.
-    """
-    decided = pd.concat([stage.decided[list(DECISION_COLUMNS)] for stage in stages], ignore_index=True)
-    decided = decided.astype(DECISION_COLUMNS).set_index("position").sort_index()
-    positions = case_table["position"].to_numpy()
-    assert decided.index.is_unique and np.array_equal(decided.index.to_numpy(), np.sort(positions)), (
-        "every case must be decided by exactly one stage"
-    )
-    decided_at = decided["reason"].map(decided_at_by_reason())
-    undeclared = sorted(set(decided["reason"][decided_at.isna()]))
-    assert not undeclared, f"reasons no stage declares: {undeclared}"
-    return decided.assign(decided_at=decided_at.astype("str")).reindex(positions)
 
 
 def gate_result(
