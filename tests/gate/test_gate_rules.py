@@ -1,4 +1,4 @@
-"""Issue 2's exact rules, through the batch gate (``drivers.run_gate``) and the one-case reference.
+"""The exact rules of docs/gate-rules.md, through the batch gate (``drivers.run_gate``) and the one-case reference.
 
 Request checks and their order, directive errors, claim spans, the answer request's exact
 text, ``document_revision``, version selection, candidate order, the result object of each

@@ -1,4 +1,4 @@
-"""Issue 5, the claim schema: schema refusals, the schema's prefix, operations, and a second schema end to end.
+"""Claim schemas (docs/gate-rules.md): schema refusals, the schema's prefix, operations, and a second schema end to end.
 
 The second schema is Lumen (``fixtures/second_schema``), a fictional storage SDK with prefix
 ``%lumen`` and two operations, so every case row must name its operation. Its case table has

@@ -276,7 +276,7 @@ def refusal_details(run: GateRun) -> list[dict]:
     """``[{position, case_id, error, reason, detail}]`` for every refused case, in case-table order.
 
     ``detail`` is the one-line explanation of the reason (which source and line, which
-    candidate). It sits beside the result objects, which keep exactly the issue's shape.
+    candidate). It sits beside the result objects, which keep exactly the shape of docs/gate-rules.md, "Result objects".
     """
     refused = run.results.loc[run.results["status"] == "refused", ["position", "case_id", "error", "reason", "detail"]]
     return [
@@ -286,7 +286,7 @@ def refusal_details(run: GateRun) -> list[dict]:
 
 
 def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:
-    """The ``gate_result.json`` document of issue 2 (``changed_source`` only in the default run)."""
+    """The ``gate_result.json`` document of docs/gate-rules.md, "Result objects" (``changed_source``: default run)."""
     document = {
         "execution_mode": EXECUTION_MODE,
         "model_called": False,

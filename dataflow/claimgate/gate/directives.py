@@ -6,7 +6,7 @@ prose around them. A line (without its terminator, as ``str.splitlines`` splits)
 *directive-like* when it contains the schema prefix or its first non-space
 character is the prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
-trailing white space), each name ``[a-z_]+`` (issue 2 "Directives", issue 5).
+trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
