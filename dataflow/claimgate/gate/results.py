@@ -30,6 +30,33 @@ def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
     return {int(p): (int(a), int(b)) for p, a, b in zip(unique, starts, stops)}
 
 
+def _claim_lookup(
+    parsed_claims: pd.DataFrame, requested_claims: pd.DataFrame
+) -> tuple[list[dict], list[str], list[int], dict[int, tuple[int, int]]]:
+    """``(claim records, their answer-request JSON, claim numbers, position -> row range of the numbers)``.
+
+    Column lists are zipped into records once per parsed claim (``to_dict("records")``
+    iterates Arrow-backed strings one by one), and each is serialized once for answer
+    requests however many cases cite it.
+    """
+    records = [dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))]
+    serialized = [claim_json(record) for record in records]
+    claim_numbers = requested_claims["claim_number"].tolist()
+    return records, serialized, claim_numbers, _slices(requested_claims["position"].to_numpy())
+
+
+def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
+    """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id."""
+    candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
+    ids = candidates["source_id"].tolist()
+    eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
+    split = {}
+    for position, (a, b) in _slices(candidates["position"].to_numpy()).items():
+        pairs = list(zip(ids[a:b], eligible[a:b]))
+        split[position] = ([s for s, ok in pairs if ok], [s for s, ok in pairs if not ok])
+    return split
+
+
 def gate_result(
     case_table: pd.DataFrame,
     validated_requests: Stage,
@@ -62,18 +89,8 @@ def gate_result(
     missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
     agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
 
-    # Column lists zipped into records once per parsed claim (to_dict("records") iterates Arrow-backed
-    # strings one by one), each serialized once for answer requests however many cases cite it.
-    parsed_records = [
-        dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))
-    ]
-    serialized = [claim_json(record) for record in parsed_records]
-    claim_numbers = requested_claims["claim_number"].tolist()
-    claim_slices = _slices(requested_claims["position"].to_numpy())
-    candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
-    candidate_ids = candidates["source_id"].tolist()
-    candidate_eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
-    candidate_slices = _slices(candidates["position"].to_numpy())
+    records, serialized, claim_numbers, claim_slices = _claim_lookup(parsed_claims, requested_claims)
+    sources_by_case = _eligible_and_excluded(candidate_sources)
 
     results = []
     for position, status, error, reason, decided_at in zip(
@@ -87,11 +104,9 @@ def gate_result(
             results.append(refused_result(error, reason, decided_at))
             continue
         request = requests[position]
-        a, b = candidate_slices.get(position, (0, 0))
-        eligible_ids = [s for s, ok in zip(candidate_ids[a:b], candidate_eligible[a:b]) if ok]
-        excluded_ids = [s for s, ok in zip(candidate_ids[a:b], candidate_eligible[a:b]) if not ok]
+        eligible_ids, excluded_ids = sources_by_case.get(position, ([], []))
         a, b = claim_slices.get(position, (0, 0))
-        claims = [dict(parsed_records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
+        claims = [dict(records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
         extra = {}
         if status == "ready":
             extra["agreed_value"] = agreed[position]
