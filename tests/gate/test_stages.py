@@ -21,6 +21,8 @@ from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS
 from claimgate.gate.requests import REQUEST_CHECKS
 from claimgate.gate.schema import load_schema
 from hamilton.graph import FunctionGraph
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 QUILL = load_schema(None)
 
@@ -220,3 +222,51 @@ def test_deciding_nodes_that_are_not_one_chain_are_refused():
     module = create_temporary_module(left, right)
     with pytest.raises(ValueError, match="not one chain"):
         decision_stages(FunctionGraph.from_modules(module, config={}))
+
+
+_PAGE_TEXT = {
+    "refuse": "# Page\n@quill create_copy existing_path=refuse\n",
+    "overwrite": "Intro.\n@quill create_copy existing_path=overwrite\n",
+    "silent": "# Page\nProse that mentions no directive at all.\n",
+    "broken": "# Page\n@quill create_copy existing_path=rename\n",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pages=st.lists(st.tuples(st.sampled_from(["1.0", "2.0"]), st.sampled_from(sorted(_PAGE_TEXT))), min_size=1,
+                   max_size=5),
+    cases=st.lists(st.tuples(st.sets(st.integers(0, 4), min_size=1, max_size=4), st.sampled_from(["1.0", "2.0"])),
+                   min_size=1, max_size=8),
+)  # fmt: skip
+def test_the_stages_decide_every_case_once_as_the_one_case_reference_does(pages, cases):
+    from claimgate.gate.reference import decide_case
+
+    sources = _sources(**{f"p{i}": version for i, (version, _) in enumerate(pages)})
+    sources["text"] = [_PAGE_TEXT[kind] for _, kind in pages]
+    rows = [
+        {
+            "case_id": f"c{n}",
+            "candidate_ids": sorted(f"p{i}" for i in picked if i < len(pages)) or ["p0"],
+            "requested_version": version,
+            "claim_key": "existing_path",
+        }
+        for n, (picked, version) in enumerate(cases)
+    ]
+    table = pd.DataFrame(
+        {"position": range(len(rows)), "case_id": [r["case_id"] for r in rows], "request": rows, "case_problem": ""}
+    ).astype({"position": "int64", "case_problem": "str"})
+    requests = stages.validated_requests(table, sources, QUILL)
+    eligible = stages.eligible_sources(stages.candidate_sources(requests, sources), requests)
+    directives = stages.source_directives(eligible, sources, QUILL)
+    errors = stages.directive_errors(eligible, directives)
+    claims = stages.requested_claims(errors, stages.parsed_claims(directives), requests)
+    missing = stages.missing_sources(errors, claims)
+    conflicts = stages.conflicting_values(missing)
+    agreed = stages.agreed_values(conflicts)
+    decided = case_decisions(table, [requests, eligible, errors, missing, conflicts, agreed])  # each case once
+    records = {record["source_id"]: record for record in sources.to_dict("records")}
+    for position, row in enumerate(rows):
+        one = decide_case(row, records, QUILL)
+        assert (decided.at[position, "status"], decided.at[position, "reason"]) == (one["status"], one["reason"])
+        assert decided.at[position, "decided_at"] == one["decided_at"]
