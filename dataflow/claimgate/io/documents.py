@@ -19,6 +19,7 @@ call real quotes ``not_found``. The rules are in docs/documents.md.
 from __future__ import annotations
 
 import io
+import logging
 import re
 from pathlib import Path
 
@@ -113,6 +114,10 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
         raise IngestionError(
             "unsupported_document", f"{doc_id}: reading PDF needs the optional extra: pip install 'claimgate[pdf]'"
         ) from None
+    # pypdf logs repairs of damaged files as warnings; the refusal below is the one line that counts.
+    pypdf_logger = logging.getLogger("pypdf")
+    level = pypdf_logger.level
+    pypdf_logger.setLevel(logging.CRITICAL)
     try:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -122,6 +127,8 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:  # broken files
         raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
+    finally:
+        pypdf_logger.setLevel(level)
     return "".join(page if page.endswith("\n") else f"{page}\n" for page in pages if page)
 
 
