@@ -73,4 +73,3 @@ def test_generation_node_citations_feed_the_audit_nodes():
     ]
     expected = Audit.from_corpus(FIXTURES / "audit" / "corpus.json").check(citations)
     pd.testing.assert_frame_equal(audited[list(AUDIT_COLUMNS)].reset_index(drop=True), expected)
-
