@@ -85,6 +85,7 @@ class Gate:
 
     def __init__(
         self,
+        *,
         manifest: dict,
         verified_sources: pd.DataFrame,
         schema: ClaimSchema,
@@ -94,6 +95,7 @@ class Gate:
         schema_path: str,
         driver: object,
     ) -> None:
+        """What ``from_manifest`` loaded and verified (use ``from_manifest``: it takes the stats and checks)."""
         self._manifest = manifest
         self._verified_sources = verified_sources
         self._schema = schema
@@ -137,7 +139,14 @@ class Gate:
             inputs={"schema_path": schema_path, "max_source_bytes": max_source_bytes},
         )
         return cls(
-            loaded, out["verified_sources"], out["claim_schema"], pins, max_source_bytes, manifest_path, schema_path, dr
+            manifest=loaded,
+            verified_sources=out["verified_sources"],
+            schema=out["claim_schema"],
+            pins=pins,
+            max_source_bytes=max_source_bytes,
+            manifest_path=manifest_path,
+            schema_path=schema_path,
+            driver=dr,
         )
 
     @property
@@ -236,9 +245,9 @@ class Audit:
     """
 
     def __init__(self, documents: dict[str, str], extractors: dict[str, str] | None = None) -> None:
+        """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them."""
         self._documents = documents
-        self.extractors = extractors
-        """``{doc_id: extractor}`` for a folder corpus (``text``, ``html``, ``pdf``), else ``None``."""
+        self._extractors = extractors
         self._driver = drivers.audit_driver("corpus")
         self._index = self._driver.execute(["normalized_sources"], overrides={"source_documents": documents})[
             "normalized_sources"
@@ -275,6 +284,11 @@ class Audit:
             ["source_documents"], inputs={"manifest_path": str(manifest), "max_source_bytes": max_source_bytes}
         )
         return cls(out["source_documents"])
+
+    @property
+    def extractors(self) -> dict[str, str] | None:
+        """``{doc_id: extractor}`` (``text``, ``html``, ``pdf``) for a folder corpus, else ``None``; a copy."""
+        return None if self._extractors is None else dict(self._extractors)
 
     @property
     def documents(self) -> dict[str, str]:
