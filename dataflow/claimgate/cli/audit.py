@@ -28,7 +28,7 @@ REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citatio
 def write_audit_output(path: Path, rows: list[dict]) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans`` and ``judge`` are JSON text cells.
+    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` (and ``extractors`` for a folder corpus) are JSON text cells.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -36,8 +36,9 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        frame = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))  # the header is written even with no row
-        for column in ("matched_doc_ids", "spans", "judge"):
+        extra = ["extractors"] if rows and "extractors" in rows[0] else []
+        frame = pd.DataFrame(rows, columns=[*AUDIT_COLUMNS, *extra])  # the header is written even with no row
+        for column in ("matched_doc_ids", "spans", "judge", *extra):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)
@@ -74,6 +75,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
+    if args.glob and not args.corpus_dir:
+        raise UsageError("--glob needs --corpus-dir")
     try:
         llm_call = load_judge(args.judge) if args.judge else None
     except ValueError as exc:
@@ -82,6 +85,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
         args.citations,
         corpus_path=args.corpus,
         manifest_path=args.manifest,
+        corpus_dir=args.corpus_dir,
+        corpus_glob=args.glob,
         llm_call=llm_call,
         min_tokens=args.min_tokens,
         window_chars=args.window_chars,

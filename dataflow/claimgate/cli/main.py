@@ -241,6 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = audit.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
     source.add_argument("--manifest", help="manifest.json pinning the documents")
+    source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
+    audit.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
     audit.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
     audit.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
     audit.add_argument(
