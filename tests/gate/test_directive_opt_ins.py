@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 from claimgate.errors import DirectiveError, IngestionError
 from claimgate.execution import drivers
-from claimgate.gate.directives import _candidate_lines, ignored_directive_lines, parse_directives
+from claimgate.gate.directives import _candidate_lines, ignored_lines_of, parse_directives
 from claimgate.gate.schema import load_schema, schema_from_dict
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,7 +69,7 @@ def test_prefix_scope_still_refuses_a_malformed_line_starting_with_the_prefix(li
 def test_prefix_scope_lists_a_mid_line_prefix_as_ignored():
     text = f"{DIRECTIVE}\nNote: @quill create_copy existing_path=overwrite\n"
     assert values(text, PREFIX_SCOPE) == [("existing_path", "refuse", 1)]
-    assert ignored_directive_lines(text, PREFIX_SCOPE, "page") == [
+    assert ignored_lines_of(text, PREFIX_SCOPE, "page") == [
         {
             "source_id": "page",
             "line": 2,
@@ -81,13 +81,13 @@ def test_prefix_scope_lists_a_mid_line_prefix_as_ignored():
 
 def test_directive_inside_a_skipped_fence_is_not_read_and_is_listed_as_ignored():
     assert values(PAGE_WITH_CODE, BOTH) == [("existing_path", "refuse", 2)]
-    assert ignored_directive_lines(PAGE_WITH_CODE, BOTH, "page") == IGNORED_IN_PAGE_WITH_CODE
+    assert ignored_lines_of(PAGE_WITH_CODE, BOTH, "page") == IGNORED_IN_PAGE_WITH_CODE
 
 
 def test_with_the_seed_scope_a_fenced_decorator_is_listed_as_ignored():
     text = f"{DIRECTIVE}\n```\n@app.get(\"/items\")\n```\n"
     assert values(text, SKIP_FENCES) == [("existing_path", "refuse", 1)]
-    assert ignored_directive_lines(text, SKIP_FENCES, "p") == [
+    assert ignored_lines_of(text, SKIP_FENCES, "p") == [
         {"source_id": "p", "line": 3, "rule": "skip_fenced_code", "quote": '@app.get("/items")'}
     ]
 
@@ -100,7 +100,7 @@ FENCE_PIECES = ["```", "~~~", "````", DIRECTIVE, "@app.get()", "help@quill.dev",
 def test_every_line_holding_the_prefix_is_read_or_listed_never_dropped(lines, schema):
     text = "\n".join(lines)
     seen = {number: rule for number, _, _, rule in _candidate_lines(text, schema)}
-    ignored = {entry["line"] for entry in ignored_directive_lines(text, schema)}
+    ignored = {entry["line"] for entry in ignored_lines_of(text, schema)}
     assert ignored == {number for number, rule in seen.items() if rule}
     for number, line in enumerate(lines, start=1):
         if "@quill" in line:
@@ -124,13 +124,13 @@ def test_fence_shapes_that_open_and_close_a_block(fence_open, fence_close):
 def test_a_shorter_or_other_fence_does_not_close_the_block():
     text = f"````\n```\n~~~\n{DIRECTIVE}\n````\n"
     assert values(text, SKIP_FENCES) == []
-    assert [e["line"] for e in ignored_directive_lines(text, SKIP_FENCES)] == [4]
+    assert [e["line"] for e in ignored_lines_of(text, SKIP_FENCES)] == [4]
 
 
 def test_an_unclosed_fence_runs_to_the_end_of_the_text():
     text = f"{DIRECTIVE}\n```\n@quill create_copy existing_path=overwrite\n"
     assert values(text, SKIP_FENCES) == [("existing_path", "refuse", 1)]
-    assert [e["line"] for e in ignored_directive_lines(text, SKIP_FENCES)] == [3]
+    assert [e["line"] for e in ignored_lines_of(text, SKIP_FENCES)] == [3]
 
 
 @pytest.mark.parametrize("line", ["    ```", "``` a`b"])
@@ -140,7 +140,7 @@ def test_lines_that_are_not_fences_do_not_open_a_block(line):
 
 
 def test_without_opt_ins_nothing_is_listed_as_ignored():
-    assert ignored_directive_lines(PAGE_WITH_CODE, QUILL, "page") == []
+    assert ignored_lines_of(PAGE_WITH_CODE, QUILL, "page") == []
 
 
 @settings(max_examples=150, deadline=None)

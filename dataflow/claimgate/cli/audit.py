@@ -32,7 +32,7 @@ REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citatio
 def write_audit_output(path: Path, rows: list[dict]) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans`` and ``judge`` are JSON text cells.
+    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` (and ``extractors`` for a folder corpus) are JSON text cells.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -40,8 +40,9 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        frame = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))  # the header is written even with no row
-        for column in ("matched_doc_ids", "spans", "judge"):
+        extra = ["extractors"] if rows and "extractors" in rows[0] else []
+        frame = pd.DataFrame(rows, columns=[*AUDIT_COLUMNS, *extra])  # the header is written even with no row
+        for column in ("matched_doc_ids", "spans", "judge", *extra):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)
@@ -97,6 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
     source.add_argument("--manifest", help="manifest.json pinning the documents")
+    source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
+    parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
     parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
     parser.add_argument(
@@ -118,6 +121,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
+    if args.glob and not args.corpus_dir:
+        raise UsageError("--glob needs --corpus-dir")
     try:
         with current_folder_importable():
             llm_call = load_judge(args.judge) if args.judge else None
@@ -127,6 +132,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
         args.citations,
         corpus_path=args.corpus,
         manifest_path=args.manifest,
+        corpus_dir=args.corpus_dir,
+        corpus_glob=args.glob,
         llm_call=llm_call,
         min_tokens=args.min_tokens,
         window_chars=args.window_chars,

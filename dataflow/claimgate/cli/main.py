@@ -4,7 +4,7 @@
     claimgate pin FILE… --version V --output manifest.json [--url-template T] [--source-id stem|path]
     claimgate verify --manifest M
     claimgate gate  --manifest M --cases C --output O [--schema S] [--executor …]
-    claimgate audit (--corpus J | --manifest M) --citations C --output O [--judge mod:fn]
+    claimgate audit (--corpus J | --corpus-dir D | --manifest M) --citations C --output O [--judge mod:fn]
 
 Options may stand before or after the command: the command's name is taken out of
 the arguments wherever it is and the rest is parsed by that command's own parser, so

@@ -7,16 +7,16 @@ prose around them. A line (without its terminator, as ``str.splitlines`` splits)
 default) when it contains the schema prefix or its first non-space character is the
 prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
-trailing white space), each name ``[a-z_]+`` (see README.md, "The rules, exactly").
+trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
 
-Two opt-ins of the schema narrow what is directive-like (docs/using-your-docs.md,
+Two opt-ins of the schema narrow what is directive-like (docs/gate-rules.md,
 "Directive opt-ins"): ``scope = "prefix"`` makes a line directive-like only when its
 first white-space-separated token is exactly the prefix; ``skip_fenced_code = true``
 never reads a line inside a Markdown fenced code block (a line of three or more
 backticks or tildes, indented at most three spaces, up to the closing fence of the
 same character and at least the same length, or the end of the text). A line that
 contains the prefix, or that the schema's scope would read, but is not read because
-of an opt-in is reported by ``ignored_directive_lines``, never silently used or dropped.
+of an opt-in is reported by ``ignored_lines_of``, never silently used or dropped.
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
@@ -33,6 +33,15 @@ from claimgate.errors import DirectiveError
 from claimgate.gate.schema import ClaimSchema
 from claimgate.textlines import LINE_TERMINATORS
 
+#: ``DirectiveError`` reasons, in the order each line is checked (the tests check every raise is listed).
+DIRECTIVE_ERROR_REASONS = (
+    "malformed_directive",
+    "unsupported_operation",
+    "unsupported_claim_key",
+    "unknown_directive_value",
+    "duplicate_directive",
+)
+
 #: Fields of one parsed directive, in order (offsets are characters; lines are 1-based).
 DIRECTIVE_FIELDS = ("operation", "claim_key", "value", "start_line", "end_line", "start", "end", "quote")
 
@@ -47,7 +56,7 @@ def _pattern(prefix: str) -> re.Pattern[str]:
     return _PATTERNS[prefix]
 
 
-#: Why a line holding the prefix was not read, as listed by ``ignored_directive_lines``.
+#: Why a line holding the prefix was not read, as listed by ``ignored_lines_of``.
 IGNORED_RULES = ("skip_fenced_code", "scope_prefix")
 
 # An opening fence: up to three spaces, then three or more backticks or tildes (CommonMark);
@@ -174,7 +183,7 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     return directives
 
 
-def ignored_directive_lines(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
+def ignored_lines_of(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
     """Lines an opt-in keeps from being read that hold the prefix or that the scope would read, in line order.
 
     One dict per line: ``source_id``, ``line`` (1-based), ``rule`` (``"skip_fenced_code"``

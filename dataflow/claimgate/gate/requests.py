@@ -1,11 +1,10 @@
 """Per-request rules shared by the batch gate and the one-case reference.
 
-These are the parts of the gate that are about a single request's shape (see
-README.md, "The rules, exactly", and docs/using-your-docs.md, "Versions") and
-about the answer request's exact text (its system message comes from the schema:
-docs/using-your-docs.md, "Claim schema").
-Both ``stages.py`` (frames) and ``reference.py`` (one case at a time) call them, so
-the two can only differ in how they combine sources.
+These are the parts of the gate that are about a single request's shape and about
+the answer request's exact text (docs/gate-rules.md, "Request checks", "Versions",
+"Claim schemas", "Case tables" and "Result objects"; the system message comes from
+the schema). Both ``stages.py`` and ``results.py`` (frames) and ``reference.py``
+(one case at a time) call them, so the two can only differ in how they combine sources.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from claimgate.gate.schema import DEFAULT_SYSTEM_PROMPT, ClaimSchema
 
-#: Fields of a claim record, in order (README.md, "The rules, exactly").
+#: Fields of a claim record, in order (docs/gate-rules.md, "Result objects").
 CLAIM_FIELDS = (
     "source_id",
     "version",
@@ -112,7 +111,7 @@ def answer_request(
     claims: Sequence[Mapping],
     system_prompt: str = SYSTEM_PROMPT,
 ) -> dict:
-    """The prepared (never sent) chat request for a ``ready`` case (docs/using-your-docs.md, "Claim schema").
+    """The prepared (never sent) chat request for a ``ready`` case (docs/gate-rules.md, "Result objects").
 
     ``system_prompt`` is the schema's ``[answer_request] system`` (the seed's wording by
     default). ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
@@ -182,7 +181,7 @@ def decided_result(
     claim_jsons: Sequence[str] | None = None,
     system_prompt: str = SYSTEM_PROMPT,
 ) -> dict:
-    """Assemble a non-refused result object with the result fields in a fixed order.
+    """Assemble a non-refused result object, fields in the fixed order of docs/gate-rules.md, "Result objects".
 
     ``answer_request`` is built here for ``ready`` (from ``claim_jsons``, the claims
     pre-serialized by ``claim_json``, when given; with ``system_prompt`` as its system
