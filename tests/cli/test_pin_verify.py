@@ -1,4 +1,4 @@
-"""``claimgate pin`` and ``claimgate verify`` (docs/using-your-docs.md, "Pinning"): a manifest from files, every
+"""``claimgate pin`` and ``claimgate verify`` (docs/gate-rules.md, "Pinning"): a manifest from files, every
 broken pin reported, refusals that write nothing.
 """
 

@@ -1,4 +1,4 @@
-"""Directive opt-ins of the schema (docs/using-your-docs.md, "Directive opt-ins"): ``scope = "prefix"`` and
+"""Directive opt-ins of the schema (docs/gate-rules.md, "Directive opt-ins"): ``scope = "prefix"`` and
 ``skip_fenced_code = true``. The default stays the seed's rule; a line holding the prefix that an opt-in keeps
 from being read is listed as ignored, never silently used.
 """

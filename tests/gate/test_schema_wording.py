@@ -1,5 +1,5 @@
-"""The prepared request's wording and the document's execution_mode come from the schema (docs/using-your-docs.md,
-"Claim schema"); Quill's schema, and any schema that does not set them, keeps the seed's strings byte for byte.
+"""The prepared request's wording and the document's execution_mode come from the schema (docs/gate-rules.md,
+"Claim schemas"); Quill's schema, and any schema that does not set them, keeps the seed's strings byte for byte.
 """
 
 from __future__ import annotations

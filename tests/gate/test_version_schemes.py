@@ -1,4 +1,4 @@
-"""Version schemes of the claim schema (docs/using-your-docs.md, "Versions"): which strings are versions.
+"""Version schemes of the claim schema (docs/gate-rules.md, "Versions"): which strings are versions.
 
 Each named scheme accepts its versions and refuses the rest with ``invalid_requested_version``;
 a version that is not a string is refused naming its type, whatever table format it came from;

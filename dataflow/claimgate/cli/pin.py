@@ -1,6 +1,6 @@
 """``claimgate pin`` and ``claimgate verify``: write a manifest from files, check every pin of one.
 
-The rules live in :mod:`claimgate.io.pinning` (see docs/using-your-docs.md, "Pinning");
+The rules live in :mod:`claimgate.io.pinning` (see docs/gate-rules.md, "Pinning");
 this module parses the options and prints what was done.
 """
 

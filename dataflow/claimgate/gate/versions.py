@@ -1,4 +1,4 @@
-"""Version schemes: which strings a schema accepts as versions (see docs/using-your-docs.md, "Versions").
+"""Version schemes: which strings a schema accepts as versions (see docs/gate-rules.md, "Versions").
 
 A claim schema may say how its documentation numbers versions::
 

@@ -9,7 +9,7 @@ What it refuses to do: guess. Two files that would get the same ``source_id`` ar
 refused (``duplicate_source_id``), never numbered; a file outside the manifest's
 folder is refused (``path_outside_root``), never copied; a file the gate would refuse
 (not UTF-8, too large) is refused here too, so a fresh pin always verifies. See
-docs/using-your-docs.md, "Pinning".
+docs/gate-rules.md, "Pinning".
 
 Order (deterministic): entries already in the manifest keep their place (a re-pinned
 entry is replaced where it stands); new entries are appended sorted by ``path``, so

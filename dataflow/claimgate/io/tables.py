@@ -93,7 +93,7 @@ def read_case_rows(cases_path: str | Path) -> list:
     ``;`` stays empty and is refused as ``invalid_candidate_ids``) and an empty
     ``operation`` cell means none was given. JSON, JSONL and Parquet values keep the
     type they were written with; a number where a version belongs is refused later,
-    naming its type (docs/using-your-docs.md, "Versions"). Raises
+    naming its type (docs/gate-rules.md, "Versions"). Raises
     ``IngestionError`` ``invalid_case_table`` for an unknown extension or a file
     that cannot be parsed.
     """
