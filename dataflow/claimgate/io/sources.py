@@ -206,6 +206,19 @@ def _verified_text(entry: Mapping[str, str], raw: bytes) -> str:
         raise IngestionError("invalid_encoding", f"{source_id}: not UTF-8 at byte {exc.start}") from None
 
 
+def pinned_paths(manifest_path: str | Path) -> dict[str, Path]:
+    """``{"source <id>": path}`` of every file a manifest pins, best effort, for output checks before a run.
+
+    A manifest that cannot be read gives ``{}`` here; the run itself then refuses it
+    with its reason code.
+    """
+    try:
+        manifest = read_manifest(manifest_path)
+    except IngestionError:
+        return {}
+    return {f"source {e['source_id']}": manifest["root"] / e["path"] for e in manifest["sources"]}
+
+
 def read_source_text(root: Path, entry: Mapping[str, str], max_source_bytes: int) -> str:
     """Read one pinned file, verify size, hash and encoding; return its text.
 
