@@ -282,9 +282,7 @@ def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path |
         if given is None or given == "":
             continue
         in_same, in_resolved = _identity(Path(given))
-        if (out_same is not None and out_same == in_same) or (
-            out_resolved is not None and out_resolved == in_resolved
-        ):
+        if (out_same is not None and out_same == in_same) or (out_resolved is not None and out_resolved == in_resolved):
             raise OutputError(f"cannot write {output}: it is the {label} input ({given}); refusing to overwrite it")
 
 
