@@ -7,7 +7,7 @@ opened here, the same way:
   would block ``open()`` until someone writes to it; with ``O_NONBLOCK`` the open
   returns at once, and the ``fstat`` that follows refuses anything that is not a
   regular file. The check is on the descriptor actually read, so there is no window
-  between checking and reading (see docs/gate-rules.md, "Files").
+  between checking and reading (see README, "What is refused, and why").
 - A size cap: at most ``limit + 1`` bytes are ever read into memory, so a file over its
   limit is refused after reading one byte past it, whatever its size.
 
