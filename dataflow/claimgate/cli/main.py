@@ -230,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_MAX_CORPUS_BYTES,
         metavar="N",
-        help="refuse a corpus file, or a manifest's sources together, larger than N bytes (default 256 MiB)",
+        help="refuse a corpus file, or a manifest's sources together, larger than N bytes (default 64 MiB)",
     )
     common.add_argument(
         "--executor",

@@ -135,7 +135,8 @@ def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -
         if target.is_dir():
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(target))
         created = _make_parents(target.parent)
-        remove_stale_temporaries(target)
+        if not _inside_staging(target.parent):  # a staging folder is new and private: nothing stale in it
+            remove_stale_temporaries(target)
         mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
         fd, temporary = _locked_temporary(target.parent, target.name)
     except OSError as exc:
@@ -169,6 +170,11 @@ def _umask() -> int:
 
 _STAGING_PATTERN = re.compile(rf"\.claimgate-staging\.{_RANDOM_PART}\.tmp\Z")
 _STAGING_LOCK = ".lock"  # held with flock while the staging folder is in use
+
+
+def _inside_staging(folder: Path) -> bool:
+    """Whether ``folder`` is, or is inside, a staging folder of ``staged_folder``."""
+    return any(_STAGING_PATTERN.match(part) for part in folder.parts)
 
 
 class StagedFolder:

@@ -94,6 +94,8 @@ def read_regular_bytes(path: str | Path, limit: int | None = None) -> tuple[byte
     """
     fd, info = open_regular(path)
     try:
+        if limit is not None and info.st_size > limit:  # refused without reading; the cap still holds if it grows
+            raise TooLargeError(limit)
         return read_capped(fd, limit), info
     finally:
         os.close(fd)

@@ -50,9 +50,9 @@ from claimgate.io.files import (
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB: one source file, or one document of a corpus
-#: All sources of a manifest together, or a whole corpus file: 256 MiB. Matching holds about
-#: ten times the text in memory, so this bounds a run's memory to a few GiB.
-DEFAULT_MAX_CORPUS_BYTES = 256 * 1024 * 1024
+#: All sources of a manifest together, or a whole corpus file: 64 MiB. The audit's index holds
+#: about ten times the text in memory, so this keeps a run near the 1 GiB the project aims for.
+DEFAULT_MAX_CORPUS_BYTES = 64 * 1024 * 1024
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")  # \Z, not $: "$" would accept a trailing newline
 #: A Windows drive (``C:``, ``C:\docs``) or a UNC/doubled-separator start (``\\server\share``, ``//x``).
 _WINDOWS_ABSOLUTE_RE = re.compile(r"\A(?:[A-Za-z]:|[\\/]{2})")
@@ -259,6 +259,8 @@ def read_source_texts(
                 )
             seen[(info.st_dev, info.st_ino)] = entry
             try:
+                if info.st_size > max_source_bytes:
+                    raise TooLargeError(max_source_bytes)
                 raw = read_capped(fd, max_source_bytes)  # never read more than the limit into memory
             except TooLargeError:
                 raise IngestionError("source_too_large", f"{source_id}: more than {max_source_bytes} bytes") from None
