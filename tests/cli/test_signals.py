@@ -142,3 +142,35 @@ def test_multiprocessing_workers_die_with_their_run(big_inputs, tmp_path, how):
     process.stderr.close()
     assert survivors == []
     assert temporaries(output) == [] or how == "KILL"
+
+
+def descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        new = children(todo.pop())
+        found |= new
+        todo.extend(new)
+    return found
+
+
+def test_a_dask_local_cluster_is_closed_when_its_run_is_terminated(big_inputs, tmp_path):
+    output = tmp_path / "r.jsonl"
+    process = start_gate(*big_inputs, output, "--executor", "dask", "--partition-rows", "500")
+    wait_for(lambda: len(descendants(process.pid)) >= 3, process)  # workers starting: the deferred path
+    started = descendants(process.pid)
+    process.terminate()
+    assert process.wait(timeout=60) == 143
+    err = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    survivors = [pid for pid in started if alive(pid)]
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert survivors == []
+    # (Dask may warn first that its HTTP port is taken by another cluster on the machine.)
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == "error: interrupted by SIGTERM; no partial output was left"
+    assert not output.exists() and temporaries(output) == []

@@ -24,6 +24,7 @@ from claimgate.audit import batching as audit_batching
 from claimgate.audit import loading as audit_loading
 from claimgate.audit import stages as audit_stages
 from claimgate.errors import UsageError
+from claimgate.execution import signals
 from claimgate.execution import workers as workers_module
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
@@ -100,25 +101,29 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
         from dask.distributed import Client, LocalCluster
         from hamilton.plugins.h_dask import DaskExecutor
 
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="15s")
-            except (OSError, TimeoutError) as exc:
-                raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-            cluster = None
-        else:
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = Client(cluster)
+        client = cluster = None
         try:
+            # A SIGTERM while the cluster starts is held until it is up, then ends the run here,
+            # where ``finally`` closes it (a half-built cluster cannot be closed).
+            with signals.deferred_termination():
+                if scheduler:
+                    try:
+                        client = Client(scheduler, timeout="15s")
+                    except (OSError, TimeoutError) as exc:
+                        raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+                else:
+                    cluster = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                    client = Client(cluster)
             yield DaskExecutor(client=client)
         finally:
-            client.close()
+            if client is not None:
+                client.close()
             if cluster is not None:
                 cluster.close()
     else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself

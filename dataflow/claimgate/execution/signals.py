@@ -13,9 +13,11 @@ what it left (``io.atomic.remove_stale_temporaries``).
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import TextIO
 
 #: Signals turned into ``Terminated``; SIGINT keeps Python's own ``KeyboardInterrupt``.
@@ -30,12 +32,38 @@ class Terminated(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
 
 
+#: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
+_deferral: dict = {"depth": 0, "pending": None}
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
     # Ignore further termination signals while cleaning up: a second SIGTERM (some
     # supervisors repeat it) must not interrupt the clean-up of the first.
     for other in TERMINATION_SIGNALS:
         signal.signal(other, signal.SIG_IGN)
+    if _deferral["depth"]:
+        _deferral["pending"] = signum
+        return
     raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def deferred_termination() -> Iterator[None]:
+    """Hold a SIGTERM/SIGHUP that arrives inside the block until the block ends, then raise ``Terminated``.
+
+    For start-up steps that cannot be interrupted half-way and cleaned up (a Dask
+    ``LocalCluster`` being built has no object to close yet): the signal ends the run
+    right after, where the caller's clean-up is in place. Ctrl-C is not deferred.
+    """
+    _deferral["depth"] += 1
+    try:
+        yield
+    finally:
+        _deferral["depth"] -= 1
+    pending = _deferral["pending"]
+    if pending is not None and not _deferral["depth"]:
+        _deferral["pending"] = None
+        raise Terminated(pending)
 
 
 def install_termination_handlers() -> bool:
