@@ -191,3 +191,13 @@ def test_max_source_bytes_limits_each_corpus_document(capsys, tmp_path):
     base = ["audit", "--corpus", str(DEMO / "corpus.json"), "--citations", str(DEMO / "citations.jsonl")]
     code, _, err = cli(capsys, *base, "--output", str(tmp_path / "a.jsonl"), "--max-source-bytes", "10")
     assert code == 3 and err.startswith("error: IngestionError: document_too_large: document ")
+
+
+def test_a_note_about_pictures_names_where_they_end_up_not_the_staging_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(pictures, "find_renderer", lambda: None)
+    output = tmp_path / "out" / "r.json"
+    code, out, _ = gate_with_pictures(capsys, output)
+    assert code == 0
+    notes = [line for line in out.splitlines() if line.startswith("Graphviz not found")]
+    assert notes and all(".claimgate-staging" not in line for line in notes)
+    assert f"wrote {tmp_path / 'out' / 'gate_dag.dot'} only" in out

@@ -126,6 +126,7 @@ def cmd_default(args: argparse.Namespace) -> int:
         notes = [] if args.no_pictures else draw_gate_pictures(run, stage.folder, per_case=True)
         write_gate_output(output, run, document)
         stage.commit()
+        notes = [stage.final_text(note) for note in notes]
     say = (lambda *_: None) if args.quiet else print
     say(drivers.summary_table(run))
     say(
@@ -185,6 +186,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         document = drivers.gate_document(run, fixture_kind="user-supplied")
         write_gate_output(output, run, document)
         stage.commit()
+        notes = [stage.final_text(note) for note in notes]
     if not args.quiet:
         if len(run.results) <= 50:
             print(drivers.summary_table(run))

@@ -185,6 +185,10 @@ class StagedFolder:
         self.folder = folder
         self.committed = False
 
+    def final_text(self, text: str) -> str:
+        """``text`` (a note naming staged files) with the staging folder's path replaced by ``destination``."""
+        return text.replace(str(self.folder), str(self.destination))
+
     def commit(self) -> list[Path]:
         """Move every staged file to the same relative place under ``destination``; return the new paths.
 
