@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from pathlib import Path
 
 import pytest
 from claimgate.errors import OutputError
+from claimgate.io import atomic
 from claimgate.io.atomic import (
     check_output_not_input,
     check_output_writable,
@@ -178,3 +180,15 @@ def test_an_output_folder_without_write_permission_is_refused(tmp_path):
     locked.mkdir(mode=0o500)
     with pytest.raises(OutputError, match="not writable"):
         check_output_writable(locked / "new" / "r.json")
+
+
+def test_a_file_system_without_flock_still_gets_its_output(tmp_path, monkeypatch):
+    def no_locks(fd, operation):
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+    monkeypatch.setattr(atomic.fcntl, "flock", no_locks)
+    stale = tmp_path / ".r.json.abcd1234.tmp"
+    stale.write_text("cannot tell whether it is stale")
+    write_atomic(tmp_path / "r.json", lambda handle: handle.write(b"new"))
+    assert (tmp_path / "r.json").read_bytes() == b"new"
+    assert stale.exists()  # without locks nothing can be proven dead: left alone

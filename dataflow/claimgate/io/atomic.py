@@ -107,11 +107,20 @@ def _locked_temporary(folder: Path, name: str) -> tuple[int, str]:
     """A new temporary for output ``name`` in ``folder``, exclusively ``flock``-ed: ``(fd, path)``.
 
     ``remove_stale_temporaries`` in another run could unlink the file between its
-    creation and the lock; then it has no links left and another one is made.
+    creation and the lock; then it has no links left and another one is made. On a
+    file system without ``flock`` the file is left unlocked; cleaners there cannot
+    lock it either, so they leave it alone.
     """
     while True:
         fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                os.close(fd)
+                os.unlink(temporary)
+                raise
+            return fd, temporary
         if os.fstat(fd).st_nlink > 0:
             return fd, temporary
         os.close(fd)
