@@ -118,3 +118,15 @@ def test_a_citation_csv_names_its_own_required_columns():
         "header lacks citation_id, doc_id, quote; found header: ['citation_id;doc_id;quote']; the file looks ';'"
     )
     assert header_problem(["citation_id", "doc_id", "quote"], ("citation_id", "doc_id", "quote")) is None
+
+
+@given(
+    st.lists(st.sampled_from(["a,g,1.0,k", "", "   ", "\t", '"x\ny",g,1.0,k']), max_size=8),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_a_broken_row_is_named_on_its_physical_line_whatever_comes_before(tmp_path_factory, lines, newline):
+    body = [HEADER, *lines, "short,row"]
+    physical = sum(line.count("\n") + 1 for line in body)  # a quoted cell spanning two lines counts two
+    path = tmp_path_factory.mktemp("csv") / "c.csv"
+    path.write_bytes("\n".join(body).replace("\n", newline).encode())
+    assert refusal(path).detail == f"c.csv line {physical}: wrong number of fields"
