@@ -68,6 +68,17 @@ def test_paths_are_relative_to_the_manifests_folder_not_the_current_one(docs, ca
     assert json.loads((docs / "docs" / "m.json").read_text())["sources"][0]["path"] == "1.0/guide.md"
 
 
+def test_one_file_under_two_ids_is_duplicate_source_path_and_nothing_is_written(docs, capsys):
+    pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json")
+    before = (docs / "m.json").read_bytes()
+    code, _, err = pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json", "--source-id", "path")
+    assert code == 3 and err.splitlines() == [
+        "error: IngestionError: duplicate_source_path: docs/1.0/guide.md: docs/1.0/guide.md is the file of guide "
+        "(docs/1.0/guide.md)"
+    ]
+    assert (docs / "m.json").read_bytes() == before
+
+
 def test_an_absolute_file_path_is_stored_relative_to_the_manifest(docs, capsys):
     assert pin(capsys, str(docs / "docs/1.0/guide.md"), "--version", "1.0", "--output", str(docs / "m.json"))[0] == 0
     assert json.loads((docs / "m.json").read_text())["sources"][0]["path"] == "docs/1.0/guide.md"
@@ -225,6 +236,7 @@ def test_verify_reports_every_problem_not_just_the_first(docs, capsys):
         {"source_id": "outside", "path": "../x.md", "sha256": "0" * 64},  # path_outside_root
         {"source_id": "latin1", "path": "docs/1.0/latin1.md", "sha256": sha(docs / "docs/1.0/latin1.md")},
         {"source_id": "fine", "path": "docs/1.0/reference.md", "sha256": sha(docs / "docs/1.0/reference.md")},
+        {"source_id": "twice", "path": "docs/1.0/reference.md", "sha256": sha(docs / "docs/1.0/reference.md")},
     ]
     manifest = {"sources": [{"version": "1.0", "url": "u", **e} for e in entries]}
     (docs / "m.json").write_text(json.dumps(manifest))
@@ -238,8 +250,9 @@ def test_verify_reports_every_problem_not_just_the_first(docs, capsys):
         "invalid_sha256",
         "path_outside_root",
         "invalid_encoding",
+        "duplicate_source_path",  # "twice" pins the file "fine" pins
     ]
-    assert err.splitlines()[-1] == "error: 6 problem(s) in m.json (7 pins checked)"
+    assert err.splitlines()[-1] == "error: 7 problem(s) in m.json (8 pins checked)"
 
 
 def test_verify_names_the_edited_page_after_an_edit(docs, capsys):

@@ -18,6 +18,8 @@ from claimgate.cli.gate import draw_gate_pictures, write_gate_output
 from claimgate.cli.options import Command, add_schema, progress_enabled
 from claimgate.errors import IngestionError, UsageError
 from claimgate.execution import drivers
+from claimgate.io.atomic import check_outputs, staged_folder
+from claimgate.io.sources import pinned_paths
 from claimgate.resources import fixtures_dir
 
 CHANGED_SOURCE_ID = "quill-guide"  # the pinned source the changed-source scenario edits
@@ -54,12 +56,17 @@ def run(args: argparse.Namespace) -> int:
     if output.suffix.lower() != ".json":
         raise UsageError("the default run writes a .json document; use `gate` for other formats")
     out_dir = output.parent
-    run = drivers.run_gate(
-        fixtures_dir() / "manifest.json", fixtures_dir() / "cases.json", args.schema, progress=progress_enabled(args)
-    )
+    manifest = fixtures_dir() / "manifest.json"
+    inputs = {"--schema": args.schema, "fixture manifest": manifest, **pinned_paths(manifest)}
+    check_outputs([output, out_dir / "audit_result.jsonl"], inputs)
+    run = drivers.run_gate(manifest, fixtures_dir() / "cases.json", args.schema, progress=progress_enabled(args))
     changed = changed_source_scenario(args.schema)
     document = drivers.gate_document(run, fixture_kind="synthetic-quill-teaching-fixtures", changed_source=changed)
-    write_gate_output(output, run, document)
+    with staged_folder(out_dir) as stage:  # pictures and result all or nothing
+        notes = [] if args.no_pictures else draw_gate_pictures(run, stage.folder, per_case=True)
+        write_gate_output(output, run, document)
+        stage.commit()
+        notes = [stage.final_text(note) for note in notes]
     say = (lambda *_: None) if args.quiet else print
     say(drivers.summary_table(run))
     say(
@@ -68,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     )
     say(f"wrote {output}")
     if not args.no_pictures:
-        for note in draw_gate_pictures(run, out_dir, per_case=True):
+        for note in notes:
             print(note)
         say(f"wrote {out_dir / 'gate_dag.svg'} and one picture per case in {out_dir / 'cases'}")
     audit_cli.run_demo(args, out_dir, say)

@@ -14,6 +14,8 @@ from pathlib import Path
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, progress_enabled
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
+from claimgate.io.atomic import check_outputs, staged_folder
+from claimgate.io.sources import pinned_paths
 from claimgate.io.tables import valid_unicode, write_json, write_jsonl, write_parquet
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
@@ -107,19 +109,26 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output)
     check_gate_output(output)
     check_execution_options(args)
+    inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
+    check_outputs([output], {**inputs, **pinned_paths(args.manifest)})
     run = drivers.run_gate(
         args.manifest,
         args.cases,
         args.schema,
         max_source_bytes=args.max_source_bytes,
+        max_corpus_bytes=args.max_corpus_bytes,
         executor=args.executor,
         scheduler=args.scheduler,
         partition_rows=args.partition_rows,
         progress=progress_enabled(args),
     )
-    with drivers.gc_paused():  # tens of thousands of entry dicts: no collector passes over them while built
+    # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
+    with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
+        notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
         document = drivers.gate_document(run, fixture_kind="user-supplied")
         write_gate_output(output, run, document)
+        stage.commit()
+        notes = [stage.final_text(note) for note in notes]
     if not args.quiet:
         if len(run.results) <= 50:
             print(drivers.summary_table(run))
@@ -128,9 +137,8 @@ def run(args: argparse.Namespace) -> int:
         for line in ignored_lines_report(document):
             print(line)
         print(f"wrote {output}")
-    if args.pictures:
-        for note in draw_gate_pictures(run, output.parent, per_case=True):
-            print(note)
+    for note in notes:
+        print(note)
     return 0
 
 

@@ -26,7 +26,8 @@ import claimgate  # noqa: F401  (telemetry variable first)
 from claimgate.cli import audit, demo, gate, pin
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, UsageError
-from claimgate.execution import drivers
+from claimgate.execution import drivers, signals
+from claimgate.io.console import safe_console
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
@@ -83,6 +84,8 @@ def overview(prog: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return the exit status."""
+    safe_console()  # a character the terminal cannot show is printed as an escape, never a crash
+    signals.install_termination_handlers()  # SIGTERM/SIGHUP clean up like Ctrl-C
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = program_name()
     parsers = {name: command_parser(prog, command) for name, command in COMMANDS.items()}
@@ -113,9 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return EXIT_REFUSED
-    except KeyboardInterrupt:
-        print("error: interrupted; no output was written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
+        return signals.interrupted_status(exc)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
+from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
 
 
 @dataclass(frozen=True)
@@ -84,13 +84,25 @@ def add_max_source_bytes(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=DEFAULT_MAX_SOURCE_BYTES,
         metavar="N",
-        help="refuse a source file larger than N bytes (default 16 MiB)",
+        help="refuse a source file, or a document of a corpus, larger than N bytes (default 16 MiB)",
+    )
+
+
+def add_max_corpus_bytes(parser: argparse.ArgumentParser) -> None:
+    """``--max-corpus-bytes N``: refuse a corpus file, or a manifest's sources together, larger than N bytes."""
+    parser.add_argument(
+        "--max-corpus-bytes",
+        type=int,
+        default=DEFAULT_MAX_CORPUS_BYTES,
+        metavar="N",
+        help="refuse a corpus file, or a manifest's sources together, larger than N bytes (default 64 MiB)",
     )
 
 
 def add_execution(parser: argparse.ArgumentParser) -> None:
-    """``--max-source-bytes``, ``--executor``, ``--scheduler``, ``--partition-rows`` (gate and audit)."""
+    """Size limits, ``--executor``, ``--scheduler``, ``--partition-rows`` (gate and audit)."""
     add_max_source_bytes(parser)
+    add_max_corpus_bytes(parser)
     parser.add_argument(
         "--executor",
         choices=drivers.EXECUTORS,
@@ -128,6 +140,8 @@ def check_execution_options(args: argparse.Namespace) -> None:
     if args.scheduler and args.executor not in ("dask", "ray"):
         raise UsageError("--scheduler needs --executor dask or ray")
     check_max_source_bytes(args)
+    if args.max_corpus_bytes < 1:
+        raise UsageError("--max-corpus-bytes must be at least 1")
 
 
 def progress_enabled(args: argparse.Namespace) -> bool:

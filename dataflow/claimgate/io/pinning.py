@@ -219,10 +219,41 @@ def pinned_manifest(
         files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
     )
     report = merged_sources(existing, pinned, keep_urls=url_template is None)
+    if report.added or report.repinned:
+        _refuse_one_file_twice(root, report.sources)
     if report.added or report.repinned or not path.exists():
         write_json(path, {"sources": report.sources})
         report.written = True
     return report
+
+
+def _file_key(root: Path, entry: dict) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file an entry pins, links followed; ``None`` when it cannot be reached."""
+    try:
+        info = os.stat(root / entry["path"])
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _refuse_one_file_twice(root: Path, sources: list[dict]) -> None:
+    """Refuse ``duplicate_source_path`` when two entries pin one file (the gate would refuse the manifest).
+
+    Two ids for one file would count one page as two agreeing sources (docs/gate-rules.md,
+    "Manifest and sources"); an entry whose file cannot be reached is left to ``verify``.
+    """
+    seen: dict[tuple[int, int], dict] = {}
+    for entry in sources:
+        key = _file_key(root, entry)
+        if key is None:
+            continue
+        if key in seen:
+            earlier = seen[key]
+            raise IngestionError(
+                "duplicate_source_path",
+                f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
+            )
+        seen[key] = entry
 
 
 @dataclass
@@ -237,8 +268,9 @@ def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_M
     """Check every pin of a manifest without running a case; collect every problem, in manifest order.
 
     Each entry gets the gate's checks (``manifest_entry_problem``, then
-    ``read_source_text``: missing file, outside the folder, too large, hash, UTF-8);
-    an entry's first problem is reported and the next entry is checked. A manifest
+    ``read_source_text``: missing file, outside the folder, too large, hash, UTF-8,
+    then ``duplicate_source_path`` for the file of an earlier sound entry); an entry's
+    first problem is reported and the next entry is checked. A manifest
     that cannot be read at all is one problem (``invalid_manifest``). Never raises
     ``IngestionError``.
     """
@@ -249,6 +281,7 @@ def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_M
     root = Path(manifest_path).resolve().parent
     problems: list[IngestionError] = []
     seen: set[str] = set()
+    files: dict[tuple[int, int], dict] = {}
     for position, entry in enumerate(document["sources"]):
         problem = manifest_entry_problem(entry, position, seen)
         if problem is None:
@@ -256,6 +289,16 @@ def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_M
                 read_source_text(root, entry, max_source_bytes)
             except IngestionError as exc:
                 problem = exc
+        if problem is None:
+            key = _file_key(root, entry)
+            if key in files:
+                earlier = files[key]
+                problem = IngestionError(
+                    "duplicate_source_path",
+                    f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
+                )
+            elif key is not None:
+                files[key] = entry
         if problem is not None:
             problems.append(problem)
     return VerifyReport(checked=len(document["sources"]), problems=problems)
