@@ -175,11 +175,10 @@ def ignored_directive_lines(verified_sources: pd.DataFrame, claim_schema: ClaimS
     whether or not a case uses it, so the listing does not depend on the case table.
     Decides nothing: no case's status depends on it.
     """
-    rows = [
-        line
-        for source_id, text in sorted(zip(verified_sources["source_id"], verified_sources["text"]))
-        for line in ignored_lines_of(text, claim_schema, source_id)
-    ]
+    rows = []
+    if claim_schema.skip_fenced_code or claim_schema.directive_scope != "line":  # else no text is read at all
+        texts = sorted(zip(verified_sources["source_id"].tolist(), verified_sources["text"].tolist()))
+        rows = [line for source_id, text in texts for line in ignored_lines_of(text, claim_schema, source_id)]
     return pd.DataFrame(rows, columns=list(IGNORED_LINE_COLUMNS)).astype(IGNORED_LINE_COLUMNS)
 
 
