@@ -48,6 +48,7 @@ import re
 import sys
 import unicodedata
 from array import array
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -270,3 +271,33 @@ def normalize_text(text: str) -> NormalizedText:
 _MINUS_CHARS = frozenset("-\u2010\u2011\u2012\u2013\u2212\ufe63")
 
 assert sys.maxunicode >= 0x10FFFF  # noqa: S101 - the no-space ranges need wide strings
+
+
+#: A joined-word reading of line-end-hyphen parts: ``(token id of the joined word,
+#: position after its last part)``.
+JoinedWord = tuple[int, int]
+
+
+def joined_word_alternatives(
+    tokens: list[str] | tuple[str, ...], joins: Iterable[int], token_id: Callable[[str], int]
+) -> dict[int, tuple[JoinedWord, ...]]:
+    """Joined-word readings: for each chain of :attr:`NormalizedText.joins`, every run of >= 2 parts as one word.
+
+    Returns position -> alternatives (ascending end). ``token_id`` maps a word to its
+    id; a negative id (a word nobody has) is left out.
+    """
+    joinset = set(joins)
+    alternatives: dict[int, tuple[JoinedWord, ...]] = {}
+    for first in sorted(joinset):
+        readings: list[JoinedWord] = []
+        word = tokens[first]
+        last = first
+        while last in joinset and last + 1 < len(tokens):
+            word += tokens[last + 1]
+            last += 1
+            word_id = token_id(word)
+            if word_id >= 0:
+                readings.append((word_id, last + 1))
+        if readings:
+            alternatives[first] = tuple(readings)
+    return alternatives

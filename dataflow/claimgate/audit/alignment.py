@@ -1,0 +1,244 @@
+"""Alignment: where each fragment of a quote can be placed in one document.
+
+Why this module exists: a fragment is literal segments with bracketed editor's
+text between them; each bracket stands for 0 to ``BRACKET_MAX_TOKENS`` source
+tokens. This module finds, for every start in a document, the smallest bracket
+gaps that match, and records which rule a placement breaks (as violation bits);
+the chain of fragments is chosen elsewhere (:mod:`claimgate.audit.fragment_chain`).
+
+What it refuses to do: it never spends more than its step budget on one document:
+over it, :class:`TooComplex` is raised and the caller fails closed
+(``match_too_complex``). Cost model: docs/audit-rules.md, "Ellipses and brackets".
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from claimgate.audit.corpus_index import IndexedDocument
+from claimgate.audit.normalize import JoinedWord
+from claimgate.audit.quote_parsing import (
+    BRACKET_MAX_TOKENS,
+    CHANGES_NUMBER,
+    DROPS_NEGATION,
+    INSERTS_NEGATION,
+    Bracket,
+    Fragment,
+    Segment,
+)
+
+#: Most steps (one step: one alignment of a segment at a document position, or one
+#: fragment placement) that one reading of a quote may spend on one document. Matching
+#: is polynomial (at most segments x document tokens x (BRACKET_MAX_TOKENS + 1)
+#: alignments per fragment); this is the hard bound on top. A document that needs more
+#: is not matched: ``not_found`` / ``match_too_complex`` if it is the cited one.
+MATCH_STEP_LIMIT = 2_000_000
+
+_MISS = object()  # memo miss
+
+
+class TooComplex(Exception):
+    """The step budget of one reading of a quote on one document is spent."""
+
+
+class Placements(NamedTuple):
+    """A fragment's placements in one document, one per start (ascending).
+
+    ``starts[j]``/``ends[j]``: token positions (end exclusive); ``violations[j]``:
+    violation bits of its brackets (0: clean).
+    """
+
+    starts: list[int]
+    ends: list[int]
+    violations: list[int]
+
+
+def find_all(hay: bytes, needle: bytes) -> list[int]:
+    """Token positions where the int32 token string ``needle`` occurs in ``hay``."""
+    out: list[int] = []
+    i = hay.find(needle)
+    while i != -1:
+        misalignment = i & 3
+        if misalignment == 0:
+            out.append(i >> 2)
+            i = hay.find(needle, i + 4)
+        else:
+            i = hay.find(needle, i + 4 - misalignment)
+    return out
+
+
+def align_segment(
+    segment: Segment, doc_ids, doc_joined: dict[int, tuple[JoinedWord, ...]], position: int, n_tokens: int
+) -> int:
+    """Match ``segment`` at document token ``position``; position after the match or -1.
+
+    Each step has at most one way to succeed (equal tokens; several document parts
+    joined equal one quote token; several quote parts joined equal one document
+    token), so no backtracking is needed.
+    """
+    quote_ids = segment.token_ids
+    quote_joined = segment.joined_words
+    m = len(quote_ids)
+    p = position
+    j = 0
+    while j < m:
+        if p < n_tokens and doc_ids[p] == quote_ids[j]:
+            p += 1
+            j += 1
+            continue
+        for word_id, end in doc_joined.get(p, ()):
+            if word_id == quote_ids[j]:
+                p = end
+                j += 1
+                break
+        else:
+            for word_id, end in quote_joined.get(j, ()):
+                if p < n_tokens and word_id == doc_ids[p]:
+                    j = end
+                    p += 1
+                    break
+            else:
+                return -1
+    return p
+
+
+class DocumentSearch:
+    """One reading of a quote searched in one document: step budget, memos, negations."""
+
+    def __init__(self, doc: IndexedDocument, max_steps: int) -> None:
+        self.doc = doc
+        self.n = doc.n_tokens
+        self.budget = max_steps
+        self.doc_ids = memoryview(doc.token_bytes).cast("i")
+
+    def spend(self, steps: int = 1) -> None:
+        """Take ``steps`` from the budget; :class:`TooComplex` once it is overdrawn."""
+        self.budget -= steps
+        if self.budget < 0:
+            raise TooComplex
+
+    def negated(self, lo: int, hi: int) -> bool:
+        """True if document tokens ``lo..hi-1`` hold a negation."""
+        negations = self.doc.negations
+        at = bisect_left(negations, lo)
+        return at < len(negations) and negations[at] < hi
+
+    def align(self, segment: Segment, position: int) -> int:
+        """:func:`align_segment`, one step; a byte comparison when neither side has joined words."""
+        self.spend()
+        if segment.joined_words or self.doc.joined_words:
+            return align_segment(segment, self.doc_ids, self.doc.joined_words, position, self.n)
+        end = position + len(segment.token_ids)
+        return end if end <= self.n and self.doc.token_bytes[4 * position : 4 * end] == segment.needle else -1
+
+    def gap_violations(self, bracket: Bracket, p: int, q: int) -> int:
+        """Violation bits of ``bracket`` standing for document tokens ``p..q-1``."""
+        bits = 0
+        covered_negation = self.negated(p, q)
+        if covered_negation and not bracket.negates:
+            bits |= DROPS_NEGATION
+        if bracket.negates and not covered_negation:
+            bits |= INSERTS_NEGATION
+        if bracket.numbers:
+            covered = set(self.doc_ids[p:q])
+            if not covered.issuperset(bracket.numbers):
+                bits |= CHANGES_NUMBER
+        return bits
+
+    def smallest_gaps(self, fragment: Fragment, memo: dict, p0: int, strict: bool) -> tuple[int, int] | None:
+        """``(end, bits)`` of the smallest-gap match of segments ``1..`` after a bracket at ``p0``.
+
+        Gap sequences are tried in lexicographic order (smallest gaps first), as a
+        depth-first search over the gaps would, but each ``(segment, position)`` is
+        solved once (``memo``), so a fragment costs at most segments x positions x
+        (BRACKET_MAX_TOKENS + 1) alignments. ``strict``: only gaps whose bracket breaks
+        no rule (bits 0); otherwise any gap, with the bits of the gaps used.
+        """
+        segments, brackets, n = fragment.segments, fragment.brackets, self.n
+        last = len(segments) - 1
+        if last == 0:
+            return p0, 0
+        hit = memo.get((1, p0), _MISS)
+        if hit is not _MISS:
+            return hit
+        # an explicit stack, not recursion: a quote may have hundreds of brackets
+        stack = [[1, p0, 0, 0]]  # [segment, bracket start, next gap to try, bits of the gap explored]
+        done = _MISS  # answer of the frame that just finished
+        while stack:
+            frame = stack[-1]
+            i, p = frame[0], frame[1]
+            if done is not _MISS:
+                if done is not None:  # the child matched: so does this frame
+                    done = (done[0], done[1] | frame[3])
+                    memo[(i, p)] = done
+                    stack.pop()
+                    continue
+                done = _MISS  # the child failed: try the next gap
+            answer = None
+            pushed = False
+            while frame[2] <= BRACKET_MAX_TOKENS:
+                q = p + frame[2]
+                frame[2] += 1
+                if q > n:
+                    break
+                e = self.align(segments[i], q)
+                if e < 0:
+                    continue
+                bits = self.gap_violations(brackets[i - 1], p, q)
+                if strict and bits:
+                    continue
+                sub = (e, 0) if i == last else memo.get((i + 1, e), _MISS)
+                if sub is _MISS:
+                    frame[3] = bits
+                    stack.append([i + 1, e, 0, 0])
+                    pushed = True
+                    break
+                if sub is not None:
+                    answer = (sub[0], sub[1] | bits)
+                    break
+            if pushed:
+                continue
+            memo[(i, p)] = answer
+            stack.pop()
+            done = answer
+        return memo[(1, p0)]
+
+    def placements(self, fragment: Fragment, may_break: bool) -> Placements:
+        """Starts (ascending), ends and violation bits of ``fragment``'s placements, one per start.
+
+        At one start the smallest bracket gaps breaking no rule are used, else the
+        smallest gaps at all (with their bits). ``may_break``: some gap can break a
+        rule here (otherwise the second search would repeat the first).
+        """
+        if not fragment.segments:
+            return Placements([], [], [])
+        first = fragment.segments[0]
+        doc = self.doc
+        exact = not first.joined_words and not doc.joined_words
+        if exact:
+            starts: Iterable[int] = find_all(doc.token_bytes, first.needle)
+        elif 0 in first.unjoined_positions:
+            starts = sorted(set(find_all(doc.token_bytes, first.needle[:4])) | set(doc.joined_words))
+        else:
+            starts = range(self.n)
+        self.spend(len(starts))  # one step per start, its first alignment included
+        width = len(first.token_ids)
+        if exact and len(fragment.segments) == 1:
+            return Placements(starts, [s + width for s in starts], [fragment.edge_violations] * len(starts))
+        strict_memo: dict = {}
+        loose_memo: dict = {}
+        out = Placements([], [], [])
+        for s in starts:
+            e = s + width if exact else align_segment(first, self.doc_ids, doc.joined_words, s, self.n)
+            if e < 0:
+                continue
+            best = self.smallest_gaps(fragment, strict_memo, e, strict=True)
+            if best is None and may_break:
+                best = self.smallest_gaps(fragment, loose_memo, e, strict=False)
+            if best is not None:
+                out.starts.append(s)
+                out.ends.append(best[0])
+                out.violations.append(best[1] | fragment.edge_violations)
+        return out
