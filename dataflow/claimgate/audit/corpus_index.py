@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from claimgate.audit.negation import NEGATION_WORDS, is_negation
+from claimgate.audit.negation import negation_positions
 from claimgate.audit.normalize import JoinedWord, joined_word_alternatives, normalize_text
-from claimgate.audit.quote_parsing import ParsedQuote
+from claimgate.audit.quote_parsing import ELLIPSIS_RE, ParsedQuote, fold_ellipses
 
 
 class IndexedDocument:
@@ -31,13 +31,13 @@ class IndexedDocument:
     ``starts``/``ends``: per token, original character offsets (``ends`` one past
     the last character). ``joined_words``: position -> joined-word readings of the
     document's line-end hyphens. ``negations``: ascending positions of the tokens
-    that negate (:func:`claimgate.audit.negation.is_negation`), found once when the
+    that negate (:func:`claimgate.audit.negation.negation_positions`), found once when the
     index is built.
     """
 
-    __slots__ = ("doc_id", "original", "token_bytes", "starts", "ends", "joined_words", "negations")
+    __slots__ = ("doc_id", "original", "token_bytes", "starts", "ends", "joined_words", "negations", "has_ellipsis")
 
-    def __init__(self, doc_id, original, token_bytes, starts, ends, joined_words, negations):
+    def __init__(self, doc_id, original, token_bytes, starts, ends, joined_words, negations, has_ellipsis=False):
         self.doc_id: str = doc_id
         self.original: str = original
         self.token_bytes: bytes = token_bytes
@@ -45,6 +45,7 @@ class IndexedDocument:
         self.ends: array = ends
         self.joined_words: dict[int, tuple[JoinedWord, ...]] = joined_words
         self.negations: array = negations
+        self.has_ellipsis: bool = has_ellipsis  # an ellipsis of its own (any spelling, see fold_ellipses)
 
     @property
     def n_tokens(self) -> int:
@@ -160,14 +161,6 @@ def _doc_keys(ids: list[int], joined_words: dict[int, tuple[JoinedWord, ...]]) -
     return u, b
 
 
-def negation_positions(tokens: tuple[str, ...]) -> array:
-    """Ascending positions of the tokens that negate (the previous token as context)."""
-    positions = array("i")
-    if not NEGATION_WORDS.isdisjoint(tokens) or "t" in tokens:
-        positions.extend(p for p, t in enumerate(tokens) if is_negation(tokens[p - 1] if p else None, t))
-    return positions
-
-
 def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
     """Normalize every document exactly once and index its tokens.
 
@@ -205,7 +198,8 @@ def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
                 array("i", normalized.starts),
                 array("i", normalized.ends),
                 joined,
-                negation_positions(normalized.tokens),
+                negation_positions(normalized),
+                bool(ELLIPSIS_RE.search(fold_ellipses(normalized.original))),
             )
         )
         u, b = _doc_keys(ids, joined)

@@ -19,8 +19,15 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from claimgate.audit.negation import is_negation
-from claimgate.audit.normalize import JoinedWord, joined_word_alternatives, normalize_text
+from claimgate.audit.negation import negation_positions
+from claimgate.audit.normalize import (
+    CJK_RANGES,
+    NO_SPACE_SCRIPT_RANGES,
+    SOUTHEAST_ASIAN_RANGES,
+    JoinedWord,
+    joined_word_alternatives,
+    normalize_text,
+)
 
 #: Most source tokens one bracketed editorial insertion may stand for.
 BRACKET_MAX_TOKENS = 4
@@ -36,9 +43,27 @@ BRACKET_REASONS = (
     (DROPS_NEGATION, "bracket_drops_negation"),
 )
 
+#: Every spelling of dots that NFKC folds to one or more full stops (U+2024 one dot
+#: leader, U+2025 two dot leader, U+2026 horizontal ellipsis, U+FE19 vertical
+#: ellipsis, U+FE30 vertical two dot leader, U+FE52 small full stop, U+FF0E
+#: fullwidth full stop), plus the ellipses NFKC leaves alone (U+22EF midline
+#: horizontal ellipsis, U+1801 Mongolian ellipsis). See docs/audit-rules.md,
+#: "Ellipses and brackets".
+DOT_SPELLINGS = {
+    "\u2024": ".", "\u2025": "..", "\u2026": "...", "\ufe19": "...", "\ufe30": "..", "\ufe52": ".",
+    "\uff0e": ".", "\u22ef": "...", "\u1801": "...",
+}  # fmt: skip
+_DOT_SPELLING_RE = re.compile("[" + "".join(DOT_SPELLINGS) + "]")
 ELLIPSIS_RE = re.compile(r"\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|…|\.(?:[ \t\u00a0]?\.){2,}")
 BRACKET_RE = re.compile(r"\[([^\[\]]*)\]")
 _ALNUM_RE = re.compile(r"[^\W_]")
+_CJK_RE = re.compile(f"[{CJK_RANGES}]")
+_NO_SPACE_RE = re.compile(f"[{NO_SPACE_SCRIPT_RANGES}]")
+_SOUTHEAST_ASIAN_RE = re.compile(f"[{SOUTHEAST_ASIAN_RANGES}]")
+#: Evidence of one token, in sixths of a word (docs/audit-rules.md, "Minimum evidence"):
+#: a word or number is one word; a CJK character two thirds of one (1.5 characters
+#: per word); a Thai, Lao, Khmer or Myanmar character one third (3 per word).
+WORD_EVIDENCE, CJK_EVIDENCE, SOUTHEAST_ASIAN_EVIDENCE = 6, 4, 2
 
 #: How brackets are read, in the order tried (see :func:`claimgate.audit.quotes.audit_quote`):
 #: editorial with a fused letter spliced into its word ('[T]he' -> 'The'); editorial
@@ -81,6 +106,7 @@ class Fragment:
     brackets: tuple[Bracket, ...]  # per gap between segments
     edge_violations: int  # violation bits of leading/trailing brackets, which stand for no source token
     n_tokens: int
+    evidence: int  # sixths of a word (see WORD_EVIDENCE)
 
 
 @dataclass(frozen=True)
@@ -98,10 +124,63 @@ class ParsedQuote:
         return "elided" if self.has_ellipsis else "bracketed" if self.has_brackets else "exact"
 
 
+def fold_ellipses(quote: str) -> str:
+    """``quote`` with every dot spelling of :data:`DOT_SPELLINGS` written as full stops.
+
+    Applied before ellipses are looked for, so ``⋯⋯``, ``．．．`` and ``…`` are ellipses
+    like ``...``; no token changes (dots are separators either way).
+    """
+    return _DOT_SPELLING_RE.sub(lambda m: DOT_SPELLINGS[m.group()], quote)
+
+
+def _token_evidence(token: str) -> int:
+    if _CJK_RE.match(token):
+        return CJK_EVIDENCE
+    if _SOUTHEAST_ASIAN_RE.match(token):
+        return SOUTHEAST_ASIAN_EVIDENCE
+    return WORD_EVIDENCE
+
+
+def _no_tokens(raw: str) -> bool:
+    """Does ``raw`` give no token and hold no bracket?"""
+    if BRACKET_RE.search(raw) or _ALNUM_RE.search(raw):
+        return False  # a letter or digit always gives a token
+    return not normalize_text(raw).tokens
+
+
+def source_marks_reading(quote: str, source: str, source_has_ellipsis: bool) -> str | None:
+    """``quote`` with the marks that are the source's own written as plain separators.
+
+    A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) occurs in
+    ``source``, and, when the source has an ellipsis of its own, every inner
+    ellipsis, are the source's punctuation: their brackets and dots become blanks,
+    their content stays. Other marks stay the editor's; a leading or trailing
+    ellipsis always does. ``None`` if no mark is the source's own. See
+    docs/audit-rules.md, "Ellipses and brackets".
+    """
+    brackets = [m.span() for m in BRACKET_RE.finditer(quote) if m.group() in source]
+    blanks: list[tuple[int, int]] = []  # character ranges written as blanks
+    for lo, hi in brackets:
+        blanks += [(lo, lo + 1), (hi - 1, hi)]
+    for m in ELLIPSIS_RE.finditer(quote):
+        start, end = m.span()
+        if any(lo <= start and end <= hi for lo, hi in brackets):
+            blanks.append((start, end))  # an ellipsis inside a bracket of the source ('[int, ...]')
+        elif source_has_ellipsis and not _no_tokens(quote[:start]) and not _no_tokens(quote[end:]):
+            blanks.append((start, end))
+    if not blanks:
+        return None
+    out = list(quote)
+    for lo, hi in blanks:
+        out[lo:hi] = " " * (hi - lo)
+    return "".join(out)
+
+
 def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     """The editor's bracket ``[content]``: does it negate, which numbers does it state."""
-    tokens = normalize_text(content).tokens
-    negates = any(is_negation(a, b) for a, b in zip((None, *tokens), tokens, strict=False))
+    normalized = normalize_text(content)
+    tokens = normalized.tokens
+    negates = len(negation_positions(normalized)) > 0
     numbers = tuple(token_id(t) for t in tokens if any(c.isdigit() for c in t))
     return Bracket(negates, numbers)
 
@@ -121,21 +200,21 @@ def edge_ellipses(quote: str) -> tuple[bool, bool]:
     parts = ELLIPSIS_RE.split(quote)
     if len(parts) < 2:
         return False, False
-
-    def empty(raw: str) -> bool:
-        if BRACKET_RE.search(raw) or _ALNUM_RE.search(raw):
-            return False  # a letter or digit always gives a token
-        return not normalize_text(raw).tokens
-
-    return empty(parts[0]), empty(parts[-1])
+    return _no_tokens(parts[0]), _no_tokens(parts[-1])
 
 
 def is_fused(raw: str, m: re.Match) -> bool:
-    """Is the bracket ``m`` of ``raw`` a word of at most three letters fused to a word (``[T]he``)?"""
+    """Is the bracket ``m`` of ``raw`` a word of at most three letters fused to a word (``[T]he``)?
+
+    Only letters of scripts written with spaces: in Chinese or Thai every character
+    touches its neighbours, so a bracket there is always the editor's insertion.
+    """
     content = m.group(1)
     before = raw[m.start() - 1] if m.start() > 0 else ""
     after = raw[m.end()] if m.end() < len(raw) else ""
-    return content.isalpha() and len(content) <= 3 and (before.isalnum() or after.isalnum())
+    if not content.isalpha() or len(content) > 3 or _NO_SPACE_RE.search(content):
+        return False
+    return before.isalnum() or after.isalnum()
 
 
 def has_fused_bracket(quote: str) -> bool:
@@ -172,6 +251,7 @@ def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fr
     pending: Bracket | None = None
     edge_violations = 0
     n_tokens = 0
+    evidence = 0
     for piece in pieces:
         if isinstance(piece, Bracket):
             if segments:
@@ -194,12 +274,13 @@ def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fr
         segments.append(Segment(token_ids, joined, unjoined, array("i", token_ids).tobytes()))
         pending = None
         n_tokens += len(token_ids) - len(normalized.joins)
+        evidence += sum(map(_token_evidence, normalized.tokens)) - WORD_EVIDENCE * len(normalized.joins)
     if pending is not None:  # a trailing bracket is unanchored too
         edge_violations |= _unanchored(pending)
     if segments:
-        return Fragment(tuple(segments), tuple(gaps), edge_violations, n_tokens)
+        return Fragment(tuple(segments), tuple(gaps), edge_violations, n_tokens, evidence)
     if any(isinstance(p, Bracket) for p in pieces):
-        return Fragment((), (), edge_violations, 0)  # bracket-only fragment: too short
+        return Fragment((), (), edge_violations, 0, 0)  # bracket-only fragment: too short
     return None
 
 
@@ -238,15 +319,17 @@ def parse_quote(
 def insufficient_reason(parsed: ParsedQuote | None, min_tokens: int, min_fragment_tokens: int) -> str | None:
     """The ``insufficient_quote`` reason of a parsed quote, ``None`` if it has enough evidence.
 
-    See docs/audit-rules.md, "Minimum evidence".
+    Evidence is counted in words: a word or a number (``12,500``, ``10^-3``) is one;
+    characters of scripts without spaces count as a fraction of one (see
+    :data:`WORD_EVIDENCE` and docs/audit-rules.md, "Minimum evidence"), so with the
+    defaults a Chinese quote needs 6 characters (5 per fragment) and a Thai one 12 (9).
     """
     if parsed is None:
         return "empty_quote"
-    total = sum(f.n_tokens for f in parsed.fragments)
-    if total == 0:
+    if sum(f.n_tokens for f in parsed.fragments) == 0:
         return "empty_quote"
-    if total < min_tokens:
+    if sum(f.evidence for f in parsed.fragments) < WORD_EVIDENCE * min_tokens:
         return "too_few_tokens"
-    if any(f.n_tokens < min_fragment_tokens for f in parsed.fragments):
+    if any(f.evidence < WORD_EVIDENCE * min_fragment_tokens for f in parsed.fragments):
         return "fragment_too_short"
     return None

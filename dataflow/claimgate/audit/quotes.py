@@ -143,9 +143,11 @@ from claimgate.audit.quote_parsing import (
     ELLIPSIS_RE,
     ELLIPSIS_READINGS,
     ParsedQuote,
+    fold_ellipses,
     has_fused_bracket,
     insufficient_reason,
     parse_quote,
+    source_marks_reading,
 )
 from claimgate.textlines import LineIndex
 
@@ -314,6 +316,17 @@ def _audit(quote, cited_doc_id: str, index: CorpusIndex, settings: MatchSettings
     except that a ``no_verbatim_match`` gives way to a ``match_too_complex`` of
     another reading: that reading was not decided, so "nowhere" is not known).
     """
+    if isinstance(quote, str):
+        quote = fold_ellipses(quote)  # every dot spelling an ellipsis, before ellipses are looked for
+        cited = index.doc_number(cited_doc_id)
+        if cited is not None:
+            # marks that are the cited source's own are matched literally first
+            doc = index.docs[cited]
+            own = source_marks_reading(quote, doc.original, doc.has_ellipsis)
+            if own is not None:
+                result = _audit_reading(own, cited_doc_id, index, settings, others, "editorial", "editorial")
+                if result["verdict"] == "found":
+                    return result
     result = _audit_reading(quote, cited_doc_id, index, settings, others, "editorial", "editorial")
     if result["verdict"] == "found" or not isinstance(quote, str):
         return result
