@@ -278,22 +278,51 @@ def _result(verdict: str, reason: str, match_kind: str | None, matched: list[str
     }
 
 
+def _span(doc: IndexedDocument, lines: LineIndex, start: int, stop: int) -> dict:
+    start_line, end_line = lines.span_lines(start, stop)
+    return {
+        "doc_id": doc.doc_id,
+        "start": start,
+        "end": stop,
+        "start_line": start_line,
+        "end_line": end_line,
+        "text": doc.original[start:stop],
+    }
+
+
 def _spans(doc: IndexedDocument, chain: list[tuple[int, int]]) -> list[dict]:
     lines = LineIndex(doc.original)
+    return [_span(doc, lines, doc.starts[first], doc.ends[end - 1]) for first, end in chain]
+
+
+def _elided(doc: IndexedDocument, chain: list[tuple[int, int]], parsed: ParsedQuote) -> list[dict]:
+    """What each ellipsis of a placed quote leaves out, in quote order.
+
+    See docs/audit-rules.md, "Ellipses and brackets".
+    One entry per ellipsis: ``position`` (``before`` the first fragment, ``between``
+    two fragments, ``after`` the last) and a span like :func:`_spans` gives (original
+    characters, 1-based lines). Between fragments it is every source token between
+    them; at an edge it is the up to :data:`EDGE_ELISION_TOKENS` source tokens the
+    negation check looked at (what lies further out is not known to be elided). No
+    tokens: an empty span (``start == end``) where they would be.
+    """
+    lines = LineIndex(doc.original)
+
+    def tokens(lo: int, hi: int, at: int) -> dict:
+        if lo >= hi:
+            return _span(doc, lines, at, at)
+        return _span(doc, lines, doc.starts[lo], doc.ends[hi - 1])
+
     out = []
-    for first, end in chain:
-        start, stop = doc.starts[first], doc.ends[end - 1]
-        start_line, end_line = lines.span_lines(start, stop)
-        out.append(
-            {
-                "doc_id": doc.doc_id,
-                "start": start,
-                "end": stop,
-                "start_line": start_line,
-                "end_line": end_line,
-                "text": doc.original[start:stop],
-            }
-        )
+    first_start, last_end = chain[0][0], chain[-1][1]
+    if parsed.lead_elided:
+        out.append({"position": "before", **tokens(max(0, first_start - EDGE_ELISION_TOKENS), first_start,
+                                                   doc.starts[first_start])})  # fmt: skip
+    for (_, end), (start, _) in zip(chain, chain[1:]):
+        out.append({"position": "between", **tokens(end, start, doc.ends[end - 1])})
+    if parsed.trail_elided:
+        stop = min(doc.n_tokens, last_end + EDGE_ELISION_TOKENS)
+        out.append({"position": "after", **tokens(last_end, stop, doc.ends[last_end - 1])})
     return out
 
 
@@ -366,18 +395,22 @@ def _audit_reading(
     parsed = parse_quote(quote, index.token_id, brackets, ellipses)
     short = insufficient_reason(parsed, settings.min_tokens, settings.min_fragment_tokens)
     if short is not None:
-        return _result("insufficient_quote", short, None, [], [])
+        return _with_elided(_result("insufficient_quote", short, None, [], []), [])
     matcher = _Matcher(parsed, settings)
     kind = parsed.match_kind
     cited = index.doc_number(cited_doc_id)
     negation: str | None = None
+    negation_elided: list[dict] = []
     if cited is not None:
         status, chain = matcher.match(index.docs[cited])
         if status == "clean":
-            return _result("found", "verbatim_match", kind, [cited_doc_id], _spans(index.docs[cited], chain))
+            result = _result("found", "verbatim_match", kind, [cited_doc_id], _spans(index.docs[cited], chain))
+            return _with_elided(result, _elided(index.docs[cited], chain, parsed))
         if status == "match_too_complex":
-            return _result("not_found", status, None, [], [])
+            return _with_elided(_result("not_found", status, None, [], []), [])
         negation = status
+        if status is not None:
+            negation_elided = _elided(index.docs[cited], chain, parsed)
     matched: list[int] = []
     first_chain: list[tuple[int, int]] = []
     other_negation: str | None = None
@@ -391,13 +424,25 @@ def _audit_reading(
             matched.append(k)
         elif status not in (None, "match_too_complex") and other_negation is None:
             other_negation = status
+            if negation is None:
+                negation_elided = _elided(index.docs[k], chain, parsed)
     if matched:
         reason = "unknown_cited_document" if cited is None else "found_in_other_document"
         ids = [index.doc_ids[k] for k in matched]
-        return _result("misattributed", reason, kind, ids, _spans(index.docs[matched[0]], first_chain))
+        result = _result("misattributed", reason, kind, ids, _spans(index.docs[matched[0]], first_chain))
+        return _with_elided(result, _elided(index.docs[matched[0]], first_chain, parsed))
     if cited is None:
-        return _result("not_found", "unknown_cited_document", None, [], [])
-    return _result("not_found", negation or other_negation or "no_verbatim_match", None, [], [])
+        return _with_elided(_result("not_found", "unknown_cited_document", None, [], []), [])
+    reason = negation or other_negation or "no_verbatim_match"
+    return _with_elided(
+        _result("not_found", reason, None, [], []), negation_elided if reason != "no_verbatim_match" else []
+    )
+
+
+def _with_elided(result: dict, elided: list[dict]) -> dict:
+    """``result`` with ``elided`` as its last key (dropped again unless a caller asks for it)."""
+    result["elided"] = elided
+    return result
 
 
 def audit_quote(
@@ -409,18 +454,24 @@ def audit_quote(
     min_fragment_tokens: int = 3,
     window_chars: int = 2000,
     max_steps: int = MATCH_STEP_LIMIT,
+    report_elided: bool = False,
 ) -> dict:
     """Audit one quote against its cited document, then (indexed) the rest of the corpus.
 
     Keyword arguments are the fields of :class:`MatchSettings` (units there).
     Returns ``{"verdict", "reason", "match_kind", "matched_doc_ids", "spans"}`` (see
-    the module docstring for the codes). Fails closed: an empty, non-str or
+    the module docstring for the codes); with ``report_elided`` also ``elided``: what
+    each ellipsis of the deciding placement leaves out (see :func:`_elided`; ``[]``
+    when no placement decided). Fails closed: an empty, non-str or
     punctuation-only quote is ``insufficient_quote``/``empty_quote``; an unknown
     ``cited_doc_id`` is never ``found``; a match over ``max_steps`` is never
     ``found``. Rules: docs/audit-rules.md.
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
-    return _audit(quote, cited_doc_id, index, settings, lambda parsed: index.candidates(parsed).tolist())
+    result = _audit(quote, cited_doc_id, index, settings, lambda parsed: index.candidates(parsed).tolist())
+    if not report_elided:
+        del result["elided"]
+    return result
 
 
 def audit_quote_scan(
@@ -432,6 +483,7 @@ def audit_quote_scan(
     min_fragment_tokens: int = 3,
     window_chars: int = 2000,
     max_steps: int = MATCH_STEP_LIMIT,
+    report_elided: bool = False,
 ) -> dict:
     """Reference audit: the cited document, then every other document one by one.
 
@@ -439,4 +491,7 @@ def audit_quote_scan(
     it); no postings are used, only the normalized documents of ``index``.
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
-    return _audit(quote, cited_doc_id, index, settings, lambda parsed: range(len(index.docs)))
+    result = _audit(quote, cited_doc_id, index, settings, lambda parsed: range(len(index.docs)))
+    if not report_elided:
+        del result["elided"]
+    return result

@@ -28,7 +28,7 @@ REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citatio
 def write_audit_output(path: Path, rows: list[dict]) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans`` and ``judge`` are JSON text cells.
+    In CSV, ``matched_doc_ids``, ``spans``, ``elided`` (only with a judge) and ``judge`` are JSON text cells.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -36,8 +36,9 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        frame = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))  # the header is written even with no row
-        for column in ("matched_doc_ids", "spans", "judge"):
+        columns = list(rows[0]) if rows else list(AUDIT_COLUMNS)  # the header is written even with no row
+        frame = pd.DataFrame(rows, columns=columns)
+        for column in ("matched_doc_ids", "spans", "elided", "judge"):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)

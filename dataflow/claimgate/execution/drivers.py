@@ -396,7 +396,7 @@ def run_audit(
 
 def audit_rows(run: AuditRun) -> list[dict]:
     """Output rows (``audit_stages.AUDIT_COLUMNS``) as plain JSON-ready dicts, in citation-table order."""
-    columns = list(audit_stages.AUDIT_COLUMNS)
+    columns = list(audit_stages.audit_columns(run.results))
     rows = []
     for values in run.results[columns].itertuples(index=False, name=None):
         row = dict(zip(columns, values))
