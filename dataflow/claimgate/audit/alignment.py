@@ -14,7 +14,7 @@ over it, :class:`TooComplex` is raised and the caller fails closed
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from claimgate.audit.corpus_index import IndexedDocument
@@ -29,12 +29,21 @@ from claimgate.audit.quote_parsing import (
     Segment,
 )
 
-#: Most steps (one step: one alignment of a segment at a document position, or one
-#: fragment placement) that one reading of a quote may spend on one document. Matching
-#: is polynomial (at most segments x document tokens x (BRACKET_MAX_TOKENS + 1)
-#: alignments per fragment); this is the hard bound on top. A document that needs more
-#: is not matched: ``not_found`` / ``match_too_complex`` if it is the cited one.
-MATCH_STEP_LIMIT = 2_000_000
+#: Most steps that one reading of a quote may spend on one document. A step is one
+#: fragment placement, or one alignment of a segment at a document position, where an
+#: alignment costs one step per started :data:`BYTE_TOKENS_PER_STEP` tokens compared as
+#: bytes (or :data:`WORD_TOKENS_PER_STEP` compared word by word, when line-end hyphens
+#: make a word-by-word walk necessary). Matching is polynomial (at most segments x
+#: document tokens x (BRACKET_MAX_TOKENS + 1) alignments per fragment); this is the
+#: hard bound on top, and because long segments cost in proportion to their length it
+#: also bounds the time of a huge quote against a repetitive document (no quadratic
+#: path). A document that needs more is not matched: ``not_found`` /
+#: ``match_too_complex`` if it is the cited one.
+MATCH_STEP_LIMIT = 250_000
+#: Tokens one step may compare as int32 bytes (a C ``memcmp``).
+BYTE_TOKENS_PER_STEP = 16
+#: Tokens one step may compare word by word (a Python loop).
+WORD_TOKENS_PER_STEP = 4
 
 _MISS = object()  # memo miss
 
@@ -55,18 +64,30 @@ class Placements(NamedTuple):
     violations: list[int]
 
 
-def find_all(hay: bytes, needle: bytes) -> list[int]:
-    """Token positions where the int32 token string ``needle`` occurs in ``hay``."""
-    out: list[int] = []
+def occurrences(hay: bytes, needle: bytes) -> Iterator[int]:
+    """Token positions (ascending) where the int32 token string ``needle`` occurs in ``hay``.
+
+    Lazy, so a caller that stops early (or runs out of steps) does not pay for the rest.
+    """
     i = hay.find(needle)
     while i != -1:
         misalignment = i & 3
         if misalignment == 0:
-            out.append(i >> 2)
+            yield i >> 2
             i = hay.find(needle, i + 4)
         else:
             i = hay.find(needle, i + 4 - misalignment)
-    return out
+
+
+def find_all(hay: bytes, needle: bytes) -> list[int]:
+    """Every position of :func:`occurrences`, as a list."""
+    return list(occurrences(hay, needle))
+
+
+def alignment_steps(segment: Segment, by_bytes: bool) -> int:
+    """Steps one alignment of ``segment`` costs (see :data:`MATCH_STEP_LIMIT`)."""
+    per_step = BYTE_TOKENS_PER_STEP if by_bytes else WORD_TOKENS_PER_STEP
+    return 1 + (len(segment.token_ids) - 1) // per_step
 
 
 def align_segment(
@@ -126,9 +147,10 @@ class DocumentSearch:
         return at < len(negations) and negations[at] < hi
 
     def align(self, segment: Segment, position: int) -> int:
-        """:func:`align_segment`, one step; a byte comparison when neither side has joined words."""
-        self.spend()
-        if segment.joined_words or self.doc.joined_words:
+        """:func:`align_segment` for its steps; a byte comparison when neither side has joined words."""
+        by_words = bool(segment.joined_words or self.doc.joined_words)
+        self.spend(alignment_steps(segment, not by_words))
+        if by_words:
             return align_segment(segment, self.doc_ids, self.doc.joined_words, position, self.n)
         end = position + len(segment.token_ids)
         return end if end <= self.n and self.doc.token_bytes[4 * position : 4 * end] == segment.needle else -1
@@ -205,32 +227,50 @@ class DocumentSearch:
             done = answer
         return memo[(1, p0)]
 
-    def placements(self, fragment: Fragment, may_break: bool) -> Placements:
+    def placements(self, fragment: Fragment, may_break: bool, first_only: bool = False) -> Placements:
         """Starts (ascending), ends and violation bits of ``fragment``'s placements, one per start.
 
         At one start the smallest bracket gaps breaking no rule are used, else the
         smallest gaps at all (with their bits). ``may_break``: some gap can break a
         rule here (otherwise the second search would repeat the first).
+        ``first_only``: stop at the first placement without violation bits (enough
+        when this fragment is the whole quote: the chain takes the first placement
+        it may use, see :func:`claimgate.audit.fragment_chain.earliest_chain`).
+        Each start costs the steps of its first alignment, spent as it is tried.
         """
+        out = Placements([], [], [])
         if not fragment.segments:
-            return Placements([], [], [])
+            return out
         first = fragment.segments[0]
         doc = self.doc
         exact = not first.joined_words and not doc.joined_words
         if exact:
-            starts: Iterable[int] = find_all(doc.token_bytes, first.needle)
+            starts: Iterable[int] = occurrences(doc.token_bytes, first.needle)
         elif 0 in first.unjoined_positions:
-            starts = sorted(set(find_all(doc.token_bytes, first.needle[:4])) | set(doc.joined_words))
+            # the quote's leading unjoined tokens occur as bytes, unless a joined document
+            # word is read inside them: then the start is at most ``prefix - 1`` before it
+            prefix = 1
+            while prefix in first.unjoined_positions:
+                prefix += 1
+            near_joins = {p for j in doc.joined_words for p in range(max(0, j - prefix + 1), j + 1)}
+            starts = sorted(set(occurrences(doc.token_bytes, first.needle[: 4 * prefix])) | near_joins)
         else:
             starts = range(self.n)
-        self.spend(len(starts))  # one step per start, its first alignment included
+        start_steps = alignment_steps(first, exact)  # each start: its first alignment included
         width = len(first.token_ids)
         if exact and len(fragment.segments) == 1:
-            return Placements(starts, [s + width for s in starts], [fragment.edge_violations] * len(starts))
+            for s in starts:
+                self.spend(start_steps)
+                out.starts.append(s)
+                out.ends.append(s + width)
+                out.violations.append(fragment.edge_violations)
+                if first_only and not fragment.edge_violations:
+                    break
+            return out
         strict_memo: dict = {}
         loose_memo: dict = {}
-        out = Placements([], [], [])
         for s in starts:
+            self.spend(start_steps)
             e = s + width if exact else align_segment(first, self.doc_ids, doc.joined_words, s, self.n)
             if e < 0:
                 continue
@@ -241,4 +281,6 @@ class DocumentSearch:
                 out.starts.append(s)
                 out.ends.append(best[0])
                 out.violations.append(best[1] | fragment.edge_violations)
+                if first_only and not out.violations[-1]:
+                    break
         return out

@@ -22,7 +22,7 @@ import numpy as np
 
 from claimgate.audit.negation import negation_positions
 from claimgate.audit.normalize import JoinedWord, joined_word_alternatives, normalize_text
-from claimgate.audit.quote_parsing import ELLIPSIS_RE, ParsedQuote, fold_ellipses
+from claimgate.audit.quote_parsing import ELLIPSIS_RE, ParsedQuote, bracket_texts, fold_ellipses
 
 
 class IndexedDocument:
@@ -35,9 +35,30 @@ class IndexedDocument:
     index is built.
     """
 
-    __slots__ = ("doc_id", "original", "token_bytes", "starts", "ends", "joined_words", "negations", "has_ellipsis")
+    __slots__ = (
+        "doc_id",
+        "original",
+        "token_bytes",
+        "starts",
+        "ends",
+        "joined_words",
+        "negations",
+        "has_ellipsis",
+        "brackets",
+    )
 
-    def __init__(self, doc_id, original, token_bytes, starts, ends, joined_words, negations, has_ellipsis=False):
+    def __init__(
+        self,
+        doc_id,
+        original,
+        token_bytes,
+        starts,
+        ends,
+        joined_words,
+        negations,
+        has_ellipsis=False,
+        brackets=frozenset(),
+    ):
         self.doc_id: str = doc_id
         self.original: str = original
         self.token_bytes: bytes = token_bytes
@@ -46,6 +67,7 @@ class IndexedDocument:
         self.joined_words: dict[int, tuple[JoinedWord, ...]] = joined_words
         self.negations: array = negations
         self.has_ellipsis: bool = has_ellipsis  # an ellipsis of its own (any spelling, see fold_ellipses)
+        self.brackets: frozenset[str] = brackets  # its brackets as written (see bracket_texts)
 
     @property
     def n_tokens(self) -> int:
@@ -200,6 +222,7 @@ def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
                 joined,
                 negation_positions(normalized),
                 bool(ELLIPSIS_RE.search(fold_ellipses(normalized.original))),
+                bracket_texts(normalized.original),
             )
         )
         u, b = _doc_keys(ids, joined)

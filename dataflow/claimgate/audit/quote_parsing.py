@@ -148,17 +148,22 @@ def _no_tokens(raw: str) -> bool:
     return not normalize_text(raw).tokens
 
 
-def source_marks_reading(quote: str, source: str, source_has_ellipsis: bool) -> str | None:
+def bracket_texts(source: str) -> frozenset[str]:
+    """Every bracket of ``source`` as written (``[i]``, ``[int, ...]``); an innermost bracket if nested."""
+    return frozenset(m.group() for m in BRACKET_RE.finditer(source)) if "[" in source else frozenset()
+
+
+def source_marks_reading(quote: str, source_brackets: frozenset[str], source_has_ellipsis: bool) -> str | None:
     """``quote`` with the marks that are the source's own written as plain separators.
 
-    A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) occurs in
-    ``source``, and, when the source has an ellipsis of its own, every inner
-    ellipsis, are the source's punctuation: their brackets and dots become blanks,
-    their content stays. Other marks stay the editor's; a leading or trailing
-    ellipsis always does. ``None`` if no mark is the source's own. See
-    docs/audit-rules.md, "Ellipses and brackets".
+    A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) is one of the
+    source's brackets (``source_brackets``, see :func:`bracket_texts`), and, when
+    the source has an ellipsis of its own, every inner ellipsis, are the source's
+    punctuation: their brackets and dots become blanks, their content stays. Other
+    marks stay the editor's; a leading or trailing ellipsis always does. ``None`` if
+    no mark is the source's own. See docs/audit-rules.md, "Ellipses and brackets".
     """
-    brackets = [m.span() for m in BRACKET_RE.finditer(quote) if m.group() in source]
+    brackets = [m.span() for m in BRACKET_RE.finditer(quote) if m.group() in source_brackets]
     blanks: list[tuple[int, int]] = []  # character ranges written as blanks
     for lo, hi in brackets:
         blanks += [(lo, lo + 1), (hi - 1, hi)]
