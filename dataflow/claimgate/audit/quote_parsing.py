@@ -31,6 +31,8 @@ from claimgate.audit.normalize import (
 
 #: Most source tokens one bracketed editorial insertion may stand for.
 BRACKET_MAX_TOKENS = 4
+#: Source tokens checked for a negation next to a leading or trailing ellipsis.
+EDGE_ELISION_TOKENS = 3
 
 # Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
 DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own

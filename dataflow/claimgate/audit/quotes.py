@@ -13,9 +13,19 @@ those are bounded: an ellipsis may not hide a negation, and bracketed editor's
 text stands for at most four source tokens, may not change a number and may not
 add or remove a negation.
 
+The rules in full, with their reasons: docs/audit-rules.md ("Normalization",
+"Numbers", "Negation", "Ellipses and brackets", "Minimum evidence"). The parts:
+:mod:`claimgate.audit.quote_parsing` (a quote's fragments and segments),
+:mod:`claimgate.audit.corpus_index` (documents normalized once, postings),
+:mod:`claimgate.audit.alignment` (placements of one fragment),
+:mod:`claimgate.audit.fragment_chain` (the chain of fragments) and
+:mod:`claimgate.audit.negation` (which tokens negate); this module tries the
+readings of a quote's marks and builds the results.
+
 Matching model (see :mod:`claimgate.audit.normalize` for tokens):
 
-- A quote is split at ellipses (``...``, ``…``, ``. . .``, ``[...]``, ``[…]``) into
+- A quote is split at ellipses (``...``, ``…``, ``. . .``, ``[...]``, ``[…]``,
+  ``⋯``, ``．．．`` and every spelling NFKC folds to dots) into
   *fragments*; fragments must all occur in one document, in order, without
   overlapping, and (when there are two or more) within ``window_chars`` original
   characters from the first fragment's first character to the last fragment's
@@ -27,8 +37,8 @@ Matching model (see :mod:`claimgate.audit.normalize` for tokens):
   and stands for no source token.
 - Tokens match whole (``25`` never matches inside ``125``). A line-end hyphen
   between letters may be read either way, in the quote and in the document.
-- An ellipsis must not hide a negation (:data:`NEGATION_WORDS`, ``n't``
-  contractions): not in the source text between two fragments, and, for a
+- An ellipsis must not hide a negation in any listed language
+  (:mod:`claimgate.audit.negation`): not in the source text between two fragments, and, for a
   *leading* ellipsis, not in the up to :data:`EDGE_ELISION_TOKENS` (3) source tokens
   just before the first fragment (not crossing the document start), for a
   *trailing* one, not in the up to 3 tokens just after the last fragment
@@ -54,8 +64,9 @@ reported; if every chain breaks one, the earliest chain of all decides the reaso
 (a bracket reason, in the order number, inserted negation, dropped negation;
 otherwise ``elision_drops_negation``). With several documents, documents are taken
 in sorted ``doc_id`` order. Brackets and ellipses can also be the source's own
-(``J[c]=p``, ``[12]``, ``1, 2, ..., n``): when the editorial reading is not
-``found``, the quote is read again with those marks as the source's punctuation
+(``J[c]=p``, ``[12]``, ``1, 2, ..., n``): marks found among the cited
+document's own are read literally first (and do not count for ``match_kind``);
+when the editorial reading is not ``found``, the quote is read again with those marks as the source's punctuation
 (which must then match verbatim, contiguously; a leading or trailing ellipsis
 stays the editor's, with its negation check) and the better verdict is kept (see
 :func:`_audit`).
@@ -145,6 +156,7 @@ from claimgate.audit.quote_parsing import (
     BRACKET_RE,
     BRACKET_READINGS,
     BRACKET_REASONS,
+    EDGE_ELISION_TOKENS,
     ELLIPSIS_RE,
     ELLIPSIS_READINGS,
     ParsedQuote,
@@ -154,7 +166,7 @@ from claimgate.audit.quote_parsing import (
     parse_quote,
     source_marks_reading,
 )
-from claimgate.textlines import LineIndex
+from claimgate.audit.quote_results import elided_of, spans_of, verdict_row, with_elided
 
 __all__ = [
     "BRACKET_MAX_TOKENS",
@@ -168,9 +180,6 @@ __all__ = [
     "build_corpus_index",
     "normalize_text",
 ]
-
-#: Source tokens checked for a negation next to a leading or trailing ellipsis.
-EDGE_ELISION_TOKENS = 3
 
 
 @dataclass(frozen=True)
@@ -272,67 +281,6 @@ class _Matcher:
         return earliest_chain(search.doc, placements, allowed, strict, self.settings.window_chars)
 
 
-# --- results -----------------------------------------------------------------------
-
-
-def _result(verdict: str, reason: str, match_kind: str | None, matched: list[str], spans: list[dict]) -> dict:
-    return {
-        "verdict": verdict,
-        "reason": reason,
-        "match_kind": match_kind,
-        "matched_doc_ids": matched,
-        "spans": spans,
-    }
-
-
-def _span(doc: IndexedDocument, lines: LineIndex, start: int, stop: int) -> dict:
-    start_line, end_line = lines.span_lines(start, stop)
-    return {
-        "doc_id": doc.doc_id,
-        "start": start,
-        "end": stop,
-        "start_line": start_line,
-        "end_line": end_line,
-        "text": doc.original[start:stop],
-    }
-
-
-def _spans(doc: IndexedDocument, chain: list[tuple[int, int]]) -> list[dict]:
-    lines = LineIndex(doc.original)
-    return [_span(doc, lines, doc.starts[first], doc.ends[end - 1]) for first, end in chain]
-
-
-def _elided(doc: IndexedDocument, chain: list[tuple[int, int]], parsed: ParsedQuote) -> list[dict]:
-    """What each ellipsis of a placed quote leaves out, in quote order.
-
-    See docs/audit-rules.md, "Ellipses and brackets".
-    One entry per ellipsis: ``position`` (``before`` the first fragment, ``between``
-    two fragments, ``after`` the last) and a span like :func:`_spans` gives (original
-    characters, 1-based lines). Between fragments it is every source token between
-    them; at an edge it is the up to :data:`EDGE_ELISION_TOKENS` source tokens the
-    negation check looked at (what lies further out is not known to be elided). No
-    tokens: an empty span (``start == end``) where they would be.
-    """
-    lines = LineIndex(doc.original)
-
-    def tokens(lo: int, hi: int, at: int) -> dict:
-        if lo >= hi:
-            return _span(doc, lines, at, at)
-        return _span(doc, lines, doc.starts[lo], doc.ends[hi - 1])
-
-    out = []
-    first_start, last_end = chain[0][0], chain[-1][1]
-    if parsed.lead_elided:
-        out.append({"position": "before", **tokens(max(0, first_start - EDGE_ELISION_TOKENS), first_start,
-                                                   doc.starts[first_start])})  # fmt: skip
-    for (_, end), (start, _) in zip(chain, chain[1:]):
-        out.append({"position": "between", **tokens(end, start, doc.ends[end - 1])})
-    if parsed.trail_elided:
-        stop = min(doc.n_tokens, last_end + EDGE_ELISION_TOKENS)
-        out.append({"position": "after", **tokens(last_end, stop, doc.ends[last_end - 1])})
-    return out
-
-
 _RANK = {"found": 2, "misattributed": 1}
 
 #: Other documents to look at for a parsed quote (document numbers, ascending).
@@ -402,7 +350,7 @@ def _audit_reading(
     parsed = parse_quote(quote, index.token_id, brackets, ellipses)
     short = insufficient_reason(parsed, settings.min_tokens, settings.min_fragment_tokens)
     if short is not None:
-        return _with_elided(_result("insufficient_quote", short, None, [], []), [])
+        return with_elided(verdict_row("insufficient_quote", short, None, [], []), [])
     matcher = _Matcher(parsed, settings)
     kind = parsed.match_kind
     cited = index.doc_number(cited_doc_id)
@@ -411,13 +359,13 @@ def _audit_reading(
     if cited is not None:
         status, chain = matcher.match(index.docs[cited])
         if status == "clean":
-            result = _result("found", "verbatim_match", kind, [cited_doc_id], _spans(index.docs[cited], chain))
-            return _with_elided(result, _elided(index.docs[cited], chain, parsed))
+            row = verdict_row("found", "verbatim_match", kind, [cited_doc_id], spans_of(index.docs[cited], chain))
+            return with_elided(row, elided_of(index.docs[cited], chain, parsed))
         if status == "match_too_complex":
-            return _with_elided(_result("not_found", status, None, [], []), [])
+            return with_elided(verdict_row("not_found", status, None, [], []), [])
         negation = status
         if status is not None:
-            negation_elided = _elided(index.docs[cited], chain, parsed)
+            negation_elided = elided_of(index.docs[cited], chain, parsed)
     matched: list[int] = []
     first_chain: list[tuple[int, int]] = []
     other_negation: str | None = None
@@ -432,24 +380,18 @@ def _audit_reading(
         elif status not in (None, "match_too_complex") and other_negation is None:
             other_negation = status
             if negation is None:
-                negation_elided = _elided(index.docs[k], chain, parsed)
+                negation_elided = elided_of(index.docs[k], chain, parsed)
     if matched:
         reason = "unknown_cited_document" if cited is None else "found_in_other_document"
         ids = [index.doc_ids[k] for k in matched]
-        result = _result("misattributed", reason, kind, ids, _spans(index.docs[matched[0]], first_chain))
-        return _with_elided(result, _elided(index.docs[matched[0]], first_chain, parsed))
+        row = verdict_row("misattributed", reason, kind, ids, spans_of(index.docs[matched[0]], first_chain))
+        return with_elided(row, elided_of(index.docs[matched[0]], first_chain, parsed))
     if cited is None:
-        return _with_elided(_result("not_found", "unknown_cited_document", None, [], []), [])
+        return with_elided(verdict_row("not_found", "unknown_cited_document", None, [], []), [])
     reason = negation or other_negation or "no_verbatim_match"
-    return _with_elided(
-        _result("not_found", reason, None, [], []), negation_elided if reason != "no_verbatim_match" else []
+    return with_elided(
+        verdict_row("not_found", reason, None, [], []), negation_elided if reason != "no_verbatim_match" else []
     )
-
-
-def _with_elided(result: dict, elided: list[dict]) -> dict:
-    """``result`` with ``elided`` as its last key (dropped again unless a caller asks for it)."""
-    result["elided"] = elided
-    return result
 
 
 def audit_quote(
@@ -468,7 +410,7 @@ def audit_quote(
     Keyword arguments are the fields of :class:`MatchSettings` (units there).
     Returns ``{"verdict", "reason", "match_kind", "matched_doc_ids", "spans"}`` (see
     the module docstring for the codes); with ``report_elided`` also ``elided``: what
-    each ellipsis of the deciding placement leaves out (see :func:`_elided`; ``[]``
+    each ellipsis of the deciding placement leaves out (see :func:`claimgate.audit.quote_results.elided_of`; ``[]``
     when no placement decided). Fails closed: an empty, non-str or
     punctuation-only quote is ``insufficient_quote``/``empty_quote``; an unknown
     ``cited_doc_id`` is never ``found``; a match over ``max_steps`` is never
