@@ -233,9 +233,10 @@ class DocumentSearch:
         At one start the smallest bracket gaps breaking no rule are used, else the
         smallest gaps at all (with their bits). ``may_break``: some gap can break a
         rule here (otherwise the second search would repeat the first).
-        ``first_only``: stop at the first placement without violation bits (enough
-        when this fragment is the whole quote: the chain takes the first placement
-        it may use, see :func:`claimgate.audit.fragment_chain.earliest_chain`).
+        ``first_only``: stop at the first placement without violation bits, or at the
+        first of all when none can be clean (enough when this fragment is the whole
+        quote: the chain takes the first placement it may use, see
+        :func:`claimgate.audit.fragment_chain.earliest_chain`).
         Each start costs the steps of its first alignment, spent as it is tried.
         """
         out = Placements([], [], [])
@@ -264,7 +265,7 @@ class DocumentSearch:
                 out.starts.append(s)
                 out.ends.append(s + width)
                 out.violations.append(fragment.edge_violations)
-                if first_only and not fragment.edge_violations:
+                if first_only:  # all placements here have the same bits: the first decides
                     break
             return out
         strict_memo: dict = {}
@@ -281,6 +282,6 @@ class DocumentSearch:
                 out.starts.append(s)
                 out.ends.append(best[0])
                 out.violations.append(best[1] | fragment.edge_violations)
-                if first_only and not out.violations[-1]:
-                    break
+                if first_only and (not out.violations[-1] or fragment.edge_violations):
+                    break  # clean, or no placement can be (its edge brackets break a rule)
         return out

@@ -88,12 +88,19 @@ def _one_token(word: str) -> str:
 
 #: The negating words as normalized tokens (case-folded, look-alike letters folded).
 NEGATION_TOKENS = frozenset(_one_token(w) for w in NEGATION_WORDS)
-#: No-space negators as token runs, by their first token.
-_RUNS_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
-for _words in NO_SPACE_NEGATORS.values():
-    for _word in _words:
-        _run = normalize_text(_word).tokens
-        _RUNS_BY_FIRST.setdefault(_run[0], []).append(_run)
+
+
+def _runs_by_first() -> dict[str, list[tuple[str, ...]]]:
+    """No-space negators as token runs, by their first token."""
+    runs: dict[str, list[tuple[str, ...]]] = {}
+    for words in NO_SPACE_NEGATORS.values():
+        for word in words:
+            run = normalize_text(word).tokens
+            runs.setdefault(run[0], []).append(run)
+    return runs
+
+
+_RUNS_BY_FIRST = _runs_by_first()
 _KOREAN_PREFIXES = tuple(_one_token(w) for w in KOREAN_PREFIXES)
 _KOREAN_WORDS = frozenset(_one_token(w) for w in KOREAN_WORDS)
 _TRIGGERS = NEGATION_TOKENS | set(_RUNS_BY_FIRST) | {"t", "n"}
