@@ -132,7 +132,14 @@ class DocumentSearch:
         self.doc = doc
         self.n = doc.n_tokens
         self.budget = max_steps
-        self.doc_ids = memoryview(doc.token_bytes).cast("i")
+        self._doc_ids: memoryview | None = None
+
+    @property
+    def doc_ids(self) -> memoryview:
+        """The document's token ids (int32), made on first use: most searches compare bytes only."""
+        if self._doc_ids is None:
+            self._doc_ids = memoryview(self.doc.token_bytes).cast("i")
+        return self._doc_ids
 
     def spend(self, steps: int = 1) -> None:
         """Take ``steps`` from the budget; :class:`TooComplex` once it is overdrawn."""
@@ -270,9 +277,10 @@ class DocumentSearch:
             return out
         strict_memo: dict = {}
         loose_memo: dict = {}
+        doc_ids = None if exact else self.doc_ids
         for s in starts:
             self.spend(start_steps)
-            e = s + width if exact else align_segment(first, self.doc_ids, doc.joined_words, s, self.n)
+            e = s + width if exact else align_segment(first, doc_ids, doc.joined_words, s, self.n)
             if e < 0:
                 continue
             best = self.smallest_gaps(fragment, strict_memo, e, strict=True)

@@ -273,12 +273,13 @@ def normalize_text(text: str) -> NormalizedText:
     ends: list[int] = []
     norm_start_to_index: dict[int, int] = {}
     norm_end_to_index: dict[int, int] = {}
+    respell = src_start is not None  # the respelled characters are not ASCII
     for m in _TOKEN_RE.finditer(norm):
         tok = m.group()
         kind = m.lastgroup
         if kind == "sym":
             tok = _SYMBOL_SPELLINGS.get(tok, tok)
-        elif kind == "word" and not _RESPELLED_CHARS.isdisjoint(tok):
+        elif respell and kind == "word" and not _RESPELLED_CHARS.isdisjoint(tok):
             tok = tok.translate(_WORD_SPELLINGS)
         s, e = m.span()
         norm_start_to_index[s] = len(tokens)

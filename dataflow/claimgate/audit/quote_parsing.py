@@ -136,6 +136,8 @@ def fold_ellipses(quote: str) -> str:
 
 
 def _token_evidence(token: str) -> int:
+    if token[0] < "\u0e00":  # below Thai: Latin, Greek, Cyrillic, Arabic, digits, symbols
+        return WORD_EVIDENCE
     if _CJK_RE.match(token):
         return CJK_EVIDENCE
     if _SOUTHEAST_ASIAN_RE.match(token):

@@ -287,7 +287,17 @@ _RANK = {"found": 2, "misattributed": 1}
 OtherDocuments = Callable[[ParsedQuote], Iterable[int]]
 
 
-def _audit(quote, cited_doc_id: str, index: CorpusIndex, settings: MatchSettings, others: OtherDocuments) -> dict:
+def _nothing_elided(doc: IndexedDocument, chain: list[tuple[int, int]], parsed: ParsedQuote) -> list[dict]:
+    return []  # not asked for: spare the line index
+
+
+def _no_other_documents(parsed: ParsedQuote) -> Iterable[int]:
+    return ()
+
+
+def _audit(
+    quote, cited_doc_id: str, index: CorpusIndex, settings: MatchSettings, others: OtherDocuments, report_elided: bool
+) -> dict:
     """Editorial reading of the marks first; if it is not found, the other readings.
 
     Sources have brackets and ellipses of their own (``J[c]=p``, ``[12]``,
@@ -308,10 +318,13 @@ def _audit(quote, cited_doc_id: str, index: CorpusIndex, settings: MatchSettings
             doc = index.docs[cited]
             own = source_marks_reading(quote, doc.brackets, doc.has_ellipsis)
             if own is not None:
-                result = _audit_reading(own, cited_doc_id, index, settings, others, "editorial", "editorial")
+                # only the cited document: another document's marks are not these
+                result = _audit_reading(
+                    own, cited_doc_id, index, settings, _no_other_documents, report_elided, "editorial", "editorial"
+                )
                 if result["verdict"] == "found":
                     return result
-    result = _audit_reading(quote, cited_doc_id, index, settings, others, "editorial", "editorial")
+    result = _audit_reading(quote, cited_doc_id, index, settings, others, report_elided, "editorial", "editorial")
     if result["verdict"] == "found" or not isinstance(quote, str):
         return result
     bracket_readings = BRACKET_READINGS if BRACKET_RE.search(quote) else BRACKET_READINGS[:1]
@@ -322,7 +335,7 @@ def _audit(quote, cited_doc_id: str, index: CorpusIndex, settings: MatchSettings
         for brackets in bracket_readings:
             if (ellipses, brackets) == ("editorial", "editorial"):
                 continue
-            other = _audit_reading(quote, cited_doc_id, index, settings, others, brackets, ellipses)
+            other = _audit_reading(quote, cited_doc_id, index, settings, others, report_elided, brackets, ellipses)
             if _RANK.get(other["verdict"], 0) > _RANK.get(result["verdict"], 0) or (
                 result["reason"] == "no_verbatim_match" and other["reason"] == "match_too_complex"
             ):
@@ -338,6 +351,7 @@ def _audit_reading(
     index: CorpusIndex,
     settings: MatchSettings,
     others: OtherDocuments,
+    report_elided: bool,
     brackets: str,
     ellipses: str,
 ) -> dict:
@@ -353,6 +367,7 @@ def _audit_reading(
         return with_elided(verdict_row("insufficient_quote", short, None, [], []), [])
     matcher = _Matcher(parsed, settings)
     kind = parsed.match_kind
+    elided = elided_of if report_elided else _nothing_elided
     cited = index.doc_number(cited_doc_id)
     negation: str | None = None
     negation_elided: list[dict] = []
@@ -360,12 +375,12 @@ def _audit_reading(
         status, chain = matcher.match(index.docs[cited])
         if status == "clean":
             row = verdict_row("found", "verbatim_match", kind, [cited_doc_id], spans_of(index.docs[cited], chain))
-            return with_elided(row, elided_of(index.docs[cited], chain, parsed))
+            return with_elided(row, elided(index.docs[cited], chain, parsed))
         if status == "match_too_complex":
             return with_elided(verdict_row("not_found", status, None, [], []), [])
         negation = status
         if status is not None:
-            negation_elided = elided_of(index.docs[cited], chain, parsed)
+            negation_elided = elided(index.docs[cited], chain, parsed)
     matched: list[int] = []
     first_chain: list[tuple[int, int]] = []
     other_negation: str | None = None
@@ -380,12 +395,12 @@ def _audit_reading(
         elif status not in (None, "match_too_complex") and other_negation is None:
             other_negation = status
             if negation is None:
-                negation_elided = elided_of(index.docs[k], chain, parsed)
+                negation_elided = elided(index.docs[k], chain, parsed)
     if matched:
         reason = "unknown_cited_document" if cited is None else "found_in_other_document"
         ids = [index.doc_ids[k] for k in matched]
         row = verdict_row("misattributed", reason, kind, ids, spans_of(index.docs[matched[0]], first_chain))
-        return with_elided(row, elided_of(index.docs[matched[0]], first_chain, parsed))
+        return with_elided(row, elided(index.docs[matched[0]], first_chain, parsed))
     if cited is None:
         return with_elided(verdict_row("not_found", "unknown_cited_document", None, [], []), [])
     reason = negation or other_negation or "no_verbatim_match"
@@ -417,7 +432,9 @@ def audit_quote(
     ``found``. Rules: docs/audit-rules.md.
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
-    result = _audit(quote, cited_doc_id, index, settings, lambda parsed: index.candidates(parsed).tolist())
+    result = _audit(
+        quote, cited_doc_id, index, settings, lambda parsed: index.candidates(parsed).tolist(), report_elided
+    )
     if not report_elided:
         del result["elided"]
     return result
@@ -440,7 +457,7 @@ def audit_quote_scan(
     it); no postings are used, only the normalized documents of ``index``.
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
-    result = _audit(quote, cited_doc_id, index, settings, lambda parsed: range(len(index.docs)))
+    result = _audit(quote, cited_doc_id, index, settings, lambda parsed: range(len(index.docs)), report_elided)
     if not report_elided:
         del result["elided"]
     return result
