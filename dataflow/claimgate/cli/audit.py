@@ -34,7 +34,8 @@ REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citatio
 def write_audit_output(path: Path, rows: list[dict]) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` (and ``extractors`` for a folder corpus) are JSON text cells.
+    In CSV, ``matched_doc_ids``, ``spans``, ``elided`` (only with a judge), ``judge`` (and ``extractors`` for a
+    folder corpus) are JSON text cells.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -42,9 +43,9 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        extra = ["extractors"] if rows and "extractors" in rows[0] else []
-        frame = pd.DataFrame(rows, columns=[*AUDIT_COLUMNS, *extra])  # the header is written even with no row
-        for column in ("matched_doc_ids", "spans", "judge", *extra):
+        columns = list(rows[0]) if rows else list(AUDIT_COLUMNS)  # the header is written even with no row
+        frame = pd.DataFrame(rows, columns=columns)
+        for column in ("matched_doc_ids", "spans", "elided", "judge", "extractors"):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)

@@ -490,7 +490,7 @@ def audit_rows(run: AuditRun) -> list[dict]:
     For a folder corpus each row also has ``extractors``: ``{doc_id: extractor}`` for the cited document
     (when it is in the corpus) and every document in ``matched_doc_ids``, the documents its spans point into.
     """
-    columns = list(audit_stages.AUDIT_COLUMNS)
+    columns = list(audit_stages.audit_columns(run.results))
     rows = []
     for values in run.results[columns].itertuples(index=False, name=None):
         row = dict(zip(columns, values))
