@@ -188,8 +188,17 @@ def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
 
     ``documents`` maps doc_id -> full text (str). An empty mapping gives an empty
     index (every quote is then ``not_found`` / ``insufficient_quote``). A non-str
-    doc_id or text raises ``TypeError`` (fail closed: no silent coercion).
+    doc_id or text raises ``TypeError`` (fail closed: no silent coercion). Built
+    with array operations (:mod:`claimgate.audit.index_build`); equal, document for
+    document, to :func:`build_corpus_index_reference` but for the numbering of token ids.
     """
+    from claimgate.audit.index_build import build_corpus_index_arrays  # it imports this module
+
+    return build_corpus_index_arrays(documents)
+
+
+def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
+    """:func:`build_corpus_index` one document and one token at a time: the executable spec of the fast build."""
     vocab: dict[str, int] = {}
     strings: list[str] = []
 

@@ -1,0 +1,186 @@
+"""The fast path of normalization: the token rules of :mod:`claimgate.audit.normalize` as array operations.
+
+Why this module exists: building the corpus index normalizes every document, and
+the reference tokenizer (one regular-expression match and a few Python statements
+per token) runs at a few million characters per second. Here the same rules are
+applied to a whole normalized string at once: each character is classified by a
+lookup table (numpy), the characters that belong to a word or number are found
+with shifted comparisons (the rule's look-behinds and look-aheads), and the token
+texts come out of one ``str.split`` over a copy of the string with every other
+character blanked.
+
+What it refuses to do: guess. The array rules cover Latin, Greek, Cyrillic and
+the other scripts below U+2300 written with spaces; a text holding any character
+whose rule needs more context (``< > = ^ _ +``, ``!=``, a combining mark, a
+character of a script written without spaces, anything at or above U+2300) is
+handed back (``None``) and the caller uses the reference tokenizer. Equality with
+:func:`claimgate.audit.normalize.normalize_text` (tokens, offsets, joins) is checked
+by property tests on random text (tests/audit/test_fast_normalize.py). Rules:
+docs/audit-rules.md, "Normalization" and "Numbers".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+
+from claimgate.audit.normalize import (
+    _LINE_END_HYPHEN_RE,
+    _MINUS,
+    _WORD_SPELLINGS,
+    NO_SPACE_SCRIPT_RANGES,
+    NUMBER_MARKS,
+    NormalizedText,
+    _normalized_string,
+    normalize_text,
+)
+
+#: Bump when the tokens, offsets or joins of any text could change: the on-disk
+#: index cache (:mod:`claimgate.audit.index_cache`) is keyed by it.
+NORMALIZER_VERSION = 1
+
+#: Characters below this code point are classified by table; any other sends the text to the reference tokenizer.
+TABLE_SIZE = 0x2300
+SEPARATOR, LETTER, DIGIT, NUMBER_MARK, MINUS, SYMBOL, BANG, FALLBACK = range(8)
+_FALLBACK_CHARS = "<>=^_+"  # their rules (two-character symbols, exponents, underscores) need the reference
+_SYMBOL_CHARS = "%±×≥≤≠"  # one-character tokens (the regex's symbol class; "<>=" fall back)
+
+
+def _character_classes() -> np.ndarray:
+    """uint8 class of every code point below :data:`TABLE_SIZE` (see the constants above)."""
+    no_space = re.compile(f"[{NO_SPACE_SCRIPT_RANGES}]")
+    minus = set(_MINUS.replace("\\", ""))
+    table = np.zeros(TABLE_SIZE, dtype=np.uint8)
+    for cp in range(TABLE_SIZE):
+        c = chr(cp)
+        if c in _FALLBACK_CHARS or no_space.match(c) or unicodedata.category(c).startswith("M"):
+            table[cp] = FALLBACK
+        elif c.isdecimal():  # the regex's \d
+            table[cp] = DIGIT
+        elif c.isalnum():  # the regex's [^\W_]
+            table[cp] = LETTER
+        elif c in NUMBER_MARKS:
+            table[cp] = NUMBER_MARK
+        elif c in minus:
+            table[cp] = MINUS
+        elif c in _SYMBOL_CHARS:
+            table[cp] = SYMBOL
+        elif c == "!":
+            table[cp] = BANG
+    return table
+
+
+_CLASSES = _character_classes()
+_E = ord("e")
+_EQUALS = ord("=")
+
+
+def code_points(norm: str) -> np.ndarray:
+    """The code points of ``norm`` as a uint8 (ASCII) or uint32 array (a copy)."""
+    if norm.isascii():
+        return np.frombuffer(norm.encode("ascii"), dtype=np.uint8)
+    return np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
+
+
+def fallback_positions(cps: np.ndarray) -> np.ndarray:
+    """Positions whose character the array rules do not cover (see the module docstring)."""
+    if cps.dtype == np.uint8:
+        cls = _CLASSES[cps]
+        outside = np.zeros(len(cps), dtype=bool)
+    else:
+        outside = cps >= TABLE_SIZE
+        cls = _CLASSES[np.where(outside, 0, cps)]
+    bad = outside | (cls == FALLBACK)
+    bang = np.flatnonzero(cls[:-1] == BANG)
+    if len(bang):
+        bad[bang[cps[bang + 1] == _EQUALS]] = True  # '!=' is the symbol '≠'
+    return np.flatnonzero(bad)
+
+
+def token_bounds(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)``: int64 positions of the tokens of a covered string (``ends`` one past the last).
+
+    ``cps`` must hold no position of :func:`fallback_positions`. A word or number is
+    a maximal run of: letters and digits; a number mark between two digits
+    (``12,500``); a minus between a digit-and-``e`` and a digit (``1e-6``); a minus
+    directly before a digit and not directly after a letter or digit (``-4``). Each
+    symbol character (``%``) is a token of its own.
+    """
+    cls = _CLASSES[cps]
+    n = len(cls)
+    alnum = (cls == LETTER) | (cls == DIGIT)
+    digit = cls == DIGIT
+    prev_alnum = np.zeros(n, dtype=bool)
+    prev_alnum[1:] = alnum[:-1]
+    prev_digit = np.zeros(n, dtype=bool)
+    prev_digit[1:] = digit[:-1]
+    next_digit = np.zeros(n, dtype=bool)
+    next_digit[:-1] = digit[1:]
+    # the order of these rules does not matter: each is a test of the neighbours only, as in the regex
+    joined_mark = (cls == NUMBER_MARK) & prev_digit & next_digit
+    minus = (cls == MINUS) & next_digit
+    after_digit_e = np.zeros(n, dtype=bool)
+    after_digit_e[2:] = (cps[1:-1] == _E) & digit[:-2]
+    in_word = alnum | joined_mark | (minus & (after_digit_e | ~prev_alnum))
+    edge = np.diff(in_word.view(np.int8), prepend=0, append=0)
+    word_starts = np.flatnonzero(edge == 1)
+    word_ends = np.flatnonzero(edge == -1)
+    symbols = np.flatnonzero(cls == SYMBOL)
+    if len(symbols) == 0:
+        return word_starts, word_ends
+    starts = np.concatenate([word_starts, symbols])
+    order = np.argsort(starts, kind="stable")
+    return starts[order], np.concatenate([word_ends, symbols + 1])[order]
+
+
+def token_texts(norm: str, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The token strings ``norm[starts[i]:ends[i]]`` with word spellings unified, by one ``str.split``."""
+    if len(starts) == 0:
+        return []
+    keep = np.zeros(len(cps) + 1, dtype=np.int8)
+    keep[starts] += 1
+    keep[ends] -= 1
+    inside = np.cumsum(keep[:-1]) > 0
+    blanked = np.where(inside, cps, 32).astype(cps.dtype)
+    # a blank before every token, so touching tokens ('25%') split apart
+    spaced = np.insert(blanked, starts, 32)
+    if cps.dtype == np.uint8:
+        text = spaced.tobytes().decode("ascii")
+    else:
+        text = spaced.tobytes().decode("utf-32-le").translate(_WORD_SPELLINGS)
+    return text.split()
+
+
+def normalize_text_fast(text: str) -> NormalizedText:
+    """:func:`claimgate.audit.normalize.normalize_text` through the array rules; the same value for every ``text``.
+
+    Falls back to the reference tokenizer for a text the array rules do not cover
+    (see the module docstring). Raises ``TypeError`` on non-``str`` input, like the reference.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"normalize_text expects str, got {type(text).__name__}")
+    norm, src_start, src_end = _normalized_string(text)
+    cps = code_points(norm)
+    if len(fallback_positions(cps)):
+        return normalize_text(text)
+    starts, ends = token_bounds(cps)
+    tokens = token_texts(norm, cps, starts, ends)
+    joins = line_end_joins(norm, starts, ends)
+    if src_start is not None:
+        starts = np.frombuffer(src_start, dtype=np.int32)[starts]
+        ends = np.frombuffer(src_end, dtype=np.int32)[ends - 1]
+    return NormalizedText(text, tuple(tokens), tuple(starts.tolist()), tuple(ends.tolist()), tuple(joins))
+
+
+def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]:
+    """Token indices ``i`` split from ``i + 1`` by a hyphen at a line end between two letters (ascending)."""
+    joins: list[int] = []
+    if "-" not in norm and "\u2010" not in norm:
+        return joins
+    for m in _LINE_END_HYPHEN_RE.finditer(norm):
+        left = int(np.searchsorted(ends, m.start()))
+        if left < len(ends) and ends[left] == m.start() and left + 1 < len(starts) and starts[left + 1] == m.end():
+            joins.append(left)
+    return joins

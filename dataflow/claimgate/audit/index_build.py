@@ -1,0 +1,259 @@
+"""Building the corpus index with array operations, a few megabytes of text at a time.
+
+Why this module exists: the index is built once per corpus and its cost is
+dominated by normalizing every document. Here documents are folded one by one
+(:func:`claimgate.audit.normalize._normalized_string`, a no-op but ``lower()`` for
+ASCII) and then tokenized, interned and posted a chunk of documents at a time:
+the chunk's folded texts are joined by NUL (a separator that no rule reads across)
+and handed to the array rules of :mod:`claimgate.audit.fast_normalize`; token ids
+come from one pyarrow dictionary encoding per chunk; postings from numpy sorts.
+Peak memory grows with the chunk, not with the corpus, beyond the index itself.
+
+What it refuses to do: change any value. A document the array rules do not cover
+goes through the reference path (:func:`claimgate.audit.normalize.normalize_text`)
+unchanged, and the result equals
+:func:`claimgate.audit.corpus_index.build_corpus_index_reference` document for
+document (tests/audit/test_index_build.py); only the numbering of token ids may differ.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, _doc_keys
+from claimgate.audit.fast_normalize import code_points, fallback_positions, token_bounds, token_texts
+from claimgate.audit.negation import _APOSTROPHES, NEGATION_TOKENS, negation_positions
+from claimgate.audit.normalize import (
+    _LINE_END_HYPHEN_RE,
+    _normalized_string,
+    joined_word_alternatives,
+    normalize_text,
+)
+from claimgate.audit.quote_parsing import ELLIPSIS_RE, bracket_texts, fold_ellipses
+
+#: Characters of folded text per chunk: bounds the build's working memory (~40 bytes per character).
+CHUNK_CHARS = 1 << 22
+
+
+class _Vocabulary:
+    """Token strings and their ids, in first-seen order."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.strings: list[str] = []
+
+    def intern(self, token: str) -> int:
+        tid = self.ids.get(token)
+        if tid is None:
+            tid = self.ids[token] = len(self.strings)
+            self.strings.append(token)
+        return tid
+
+    def encode(self, tokens: list[str]) -> np.ndarray:
+        """int64 ids of ``tokens``: one dictionary encoding, then one lookup per distinct token."""
+        if not tokens:
+            return np.empty(0, dtype=np.int64)
+        encoded = pa.array(tokens, type=pa.string()).dictionary_encode()
+        distinct = encoded.dictionary.to_pylist()
+        ids = np.fromiter(map(self.intern, distinct), dtype=np.int64, count=len(distinct))
+        return ids[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+class _Postings:
+    """Unigram and bigram keys with their document numbers, gathered chunk by chunk."""
+
+    def __init__(self) -> None:
+        self.uni: list[np.ndarray] = []  # id << 32 | document number, unique per chunk
+        self.bi_keys: list[np.ndarray] = []
+        self.bi_docs: list[np.ndarray] = []
+
+    def add(self, uni_keys, uni_docs, bi_keys, bi_docs) -> None:
+        self.uni.append(np.unique((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64)))
+        bi_keys = np.asarray(bi_keys, np.int64)
+        bi_docs = np.asarray(bi_docs, np.int32)
+        order = np.lexsort((bi_docs, bi_keys))
+        bi_keys, bi_docs = bi_keys[order], bi_docs[order]
+        fresh = np.ones(len(bi_keys), dtype=bool)
+        fresh[1:] = (bi_keys[1:] != bi_keys[:-1]) | (bi_docs[1:] != bi_docs[:-1])
+        self.bi_keys.append(bi_keys[fresh])
+        self.bi_docs.append(bi_docs[fresh])
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(uni_keys, uni_docs, bi_keys, bi_docs)`` sorted by key, documents ascending per key."""
+        uni = np.sort(np.concatenate(self.uni)) if self.uni else np.empty(0, np.int64)
+        self.uni = []
+        uni_keys, uni_docs = uni >> 32, (uni & 0xFFFFFFFF).astype(np.int32)
+        del uni
+        bk = np.concatenate(self.bi_keys) if self.bi_keys else np.empty(0, np.int64)
+        bd = np.concatenate(self.bi_docs) if self.bi_docs else np.empty(0, np.int32)
+        self.bi_keys, self.bi_docs = [], []
+        order = np.argsort(bk, kind="stable")  # stable: chunks are in document order
+        return uni_keys, uni_docs, bk[order], bd[order]
+
+
+def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
+    """Runs of consecutive document numbers holding about :data:`CHUNK_CHARS` characters."""
+    start, size = 0, 0
+    for k, doc_id in enumerate(doc_ids):
+        size += len(documents[doc_id]) + 1
+        if size >= CHUNK_CHARS:
+            yield range(start, k + 1)
+            start, size = k + 1, 0
+    if start < len(doc_ids):
+        yield range(start, len(doc_ids))
+
+
+def _document_marks(original: str) -> tuple[bool, frozenset[str]]:
+    """``(has_ellipsis, brackets)`` of a document (see quote_parsing)."""
+    return bool(ELLIPSIS_RE.search(fold_ellipses(original))), bracket_texts(original)
+
+
+def _reference_document(doc_id: str, original: str, vocab: _Vocabulary):
+    """One document through the reference tokenizer (a text the array rules do not cover), with its keys."""
+    normalized = normalize_text(original)
+    ids = [vocab.intern(t) for t in normalized.tokens]
+    joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
+    u, b = _doc_keys(ids, joined)
+    document = IndexedDocument(
+        doc_id,
+        original,
+        array("i", ids).tobytes(),
+        array("i", normalized.starts),
+        array("i", normalized.ends),
+        joined,
+        negation_positions(normalized),
+        *_document_marks(original),
+    )
+    return document, u, b
+
+
+def _negations(ids, starts_orig, doc_of_token, first_token, originals, vocab: _Vocabulary) -> np.ndarray:
+    """Token positions (chunk-wide) that negate, by :func:`negation.negation_positions`'s rules.
+
+    Only the rules for scripts the array rules cover: listed words, the ``t`` of
+    ``n't`` and the ``n`` of ``n'`` (no-space and Korean negators send a text to the reference).
+    """
+    listed = np.fromiter((vocab.ids[t] for t in NEGATION_TOKENS if t in vocab.ids), dtype=np.int64)
+    found = np.isin(ids, listed)
+    for letter in ("t", "n"):
+        tid = vocab.ids.get(letter)
+        if tid is None:
+            continue
+        for p in np.flatnonzero(ids == tid).tolist():
+            k = doc_of_token[p]
+            if letter == "t":
+                hit = p > first_token[k] and vocab.strings[ids[p - 1]].endswith("n")
+            else:
+                end, original = int(starts_orig[1][p]), originals[k]
+                hit = end < len(original) and original[end] in _APOSTROPHES
+            found[p] |= hit
+    return np.flatnonzero(found)
+
+
+def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
+    """The corpus index of ``documents`` (doc_id -> text), equal to the reference build's.
+
+    Same contract as :func:`claimgate.audit.corpus_index.build_corpus_index`: an empty
+    mapping gives an empty index; a non-str doc_id or text raises ``TypeError``.
+    """
+    doc_ids = sorted(documents)
+    for doc_id in doc_ids:
+        if not isinstance(doc_id, str):
+            raise TypeError(f"doc_id must be str, got {type(doc_id).__name__}")
+        if not isinstance(documents[doc_id], str):
+            raise TypeError(f"normalize_text expects str, got {type(documents[doc_id]).__name__}")
+    vocab = _Vocabulary()
+    postings = _Postings()
+    docs: list[IndexedDocument] = []
+    for numbers in _chunks(doc_ids, documents):
+        docs.extend(_index_chunk(numbers, doc_ids, documents, vocab, postings))
+    uk, ud, bk, bd = postings.arrays()
+    return CorpusIndex(doc_ids, docs, vocab.ids, vocab.strings, uk, ud, bk, bd)
+
+
+# One chunk's steps stay in one function (~90 lines) because they share a dozen chunk-wide arrays.
+def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, postings: _Postings):
+    originals = [documents[doc_ids[k]] for k in numbers]
+    folded = [(t.lower(), None, None) if t.isascii() else _normalized_string(t) for t in originals]
+    norms = [f[0] for f in folded]
+    joined_text = "\x00".join(norms)  # NUL: a separator no rule reads across (no line break, letter or digit)
+    lengths = np.fromiter(map(len, norms), dtype=np.int64, count=len(norms))
+    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    cps = code_points(joined_text).copy()
+    bad = fallback_positions(cps)
+    reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
+    for local in reference:  # blank those documents: the reference path tokenizes them
+        cps[bases[local] : bases[local] + lengths[local]] = 0
+    starts, ends = token_bounds(cps)
+    tokens = token_texts(joined_text, cps, starts, ends)
+    ids = vocab.encode(tokens)
+    local_doc = np.searchsorted(bases, starts, "right") - 1
+    counts = np.bincount(local_doc, minlength=len(numbers))
+    first = np.concatenate([[0], np.cumsum(counts)])
+    orig_starts = starts - bases[local_doc]
+    orig_ends = ends - bases[local_doc]
+    for local, (_, src_start, src_end) in enumerate(folded):
+        if src_start is not None and local not in reference and counts[local]:
+            span = slice(first[local], first[local + 1])
+            orig_ends[span] = np.frombuffer(src_end, dtype=np.int32)[orig_ends[span] - 1]
+            orig_starts[span] = np.frombuffer(src_start, dtype=np.int32)[orig_starts[span]]
+    orig_starts = orig_starts.astype(np.int32)
+    orig_ends = orig_ends.astype(np.int32)
+
+    joins: dict[int, list[int]] = {}
+    if "-" in joined_text or "\u2010" in joined_text:
+        for m in _LINE_END_HYPHEN_RE.finditer(joined_text):
+            left = int(np.searchsorted(ends, m.start()))
+            if left + 1 < len(ends) and ends[left] == m.start() and starts[left + 1] == m.end():
+                local = int(local_doc[left])
+                if local not in reference:
+                    joins.setdefault(local, []).append(left - int(first[local]))
+    negating = _negations(ids, (orig_starts, orig_ends), local_doc, first, originals, vocab)
+    neg_doc = local_doc[negating]
+    neg_first = np.searchsorted(neg_doc, np.arange(len(numbers) + 1))
+
+    same_doc = local_doc[:-1] == local_doc[1:]
+    global_doc = local_doc + numbers.start
+    bi_keys = [((ids[:-1] << 32) | ids[1:])[same_doc]]
+    bi_docs = [global_doc[:-1][same_doc]]
+    uni_keys, uni_docs = [ids], [global_doc]
+    out: list[IndexedDocument] = []
+    for local, k in enumerate(numbers):
+        if local in reference:
+            document, u, b = _reference_document(doc_ids[k], originals[local], vocab)
+            out.append(document)
+            uni_keys.append(u)
+            uni_docs.append(np.full(len(u), k))
+            bi_keys.append(b)
+            bi_docs.append(np.full(len(b), k))
+            continue
+        lo, hi = int(first[local]), int(first[local + 1])
+        joined_words = {}
+        if local in joins:
+            joined_words = joined_word_alternatives(tokens[lo:hi], joins[local], vocab.intern)
+            if joined_words:
+                u, b = _doc_keys(ids[lo:hi].tolist(), joined_words)
+                uni_keys.append(u)
+                uni_docs.append(np.full(len(u), k))
+                bi_keys.append(b)
+                bi_docs.append(np.full(len(b), k))
+        negations = array("i", (negating[neg_first[local] : neg_first[local + 1]] - lo).astype(np.int32).tobytes())
+        out.append(
+            IndexedDocument(
+                doc_ids[k],
+                originals[local],
+                ids[lo:hi].astype(np.int32).tobytes(),
+                array("i", orig_starts[lo:hi].tobytes()),
+                array("i", orig_ends[lo:hi].tobytes()),
+                joined_words,
+                negations,
+                *_document_marks(originals[local]),
+            )
+        )
+    postings.add(np.concatenate(uni_keys), np.concatenate(uni_docs), np.concatenate(bi_keys), np.concatenate(bi_docs))
+    return out
+
