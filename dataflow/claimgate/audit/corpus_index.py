@@ -158,24 +158,30 @@ class CorpusIndex:
         return found
 
 
+def joined_word_keys(ids: list[int], joined_words: dict[int, tuple[JoinedWord, ...]]) -> tuple[list[int], list[int]]:
+    """Token and bigram keys that a document's joined line-end-hyphen words add (may repeat)."""
+    extra_uni: list[int] = []
+    extra_bi: list[int] = []
+    n = len(ids)
+    for p, readings in joined_words.items():
+        for word_id, end in readings:
+            extra_uni.append(word_id)
+            if p > 0:
+                extra_bi.append((ids[p - 1] << 32) | word_id)
+                for q, q_readings in joined_words.items():
+                    extra_bi.extend((v << 32) | word_id for v, v_end in q_readings if v_end == p and q < p)
+            if end < n:
+                extra_bi.append((word_id << 32) | ids[end])
+    return extra_uni, extra_bi
+
+
 def _doc_keys(ids: list[int], joined_words: dict[int, tuple[JoinedWord, ...]]) -> tuple[np.ndarray, np.ndarray]:
     """Unique token keys and bigram keys of one document (joined words included)."""
     arr = np.asarray(ids, dtype=np.int64)
     uni = [arr]
     bi = [(arr[:-1] << 32) | arr[1:]] if len(arr) > 1 else []
     if joined_words:
-        extra_uni: list[int] = []
-        extra_bi: list[int] = []
-        n = len(ids)
-        for p, readings in joined_words.items():
-            for word_id, end in readings:
-                extra_uni.append(word_id)
-                if p > 0:
-                    extra_bi.append((ids[p - 1] << 32) | word_id)
-                    for q, q_readings in joined_words.items():
-                        extra_bi.extend((v << 32) | word_id for v, v_end in q_readings if v_end == p and q < p)
-                if end < n:
-                    extra_bi.append((word_id << 32) | ids[end])
+        extra_uni, extra_bi = joined_word_keys(ids, joined_words)
         uni.append(np.asarray(extra_uni, dtype=np.int64))
         bi.append(np.asarray(extra_bi, dtype=np.int64))
     u = np.unique(np.concatenate(uni))

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 import numpy as np
 
 from claimgate.audit.normalize import (
+    _LINE_BREAK,
     _LINE_END_HYPHEN_RE,
     _MINUS,
     _WORD_SPELLINGS,
@@ -34,6 +36,7 @@ from claimgate.audit.normalize import (
     NUMBER_MARKS,
     NormalizedText,
     _normalized_string,
+    folded_pieces,
     normalize_text,
 )
 
@@ -108,49 +111,53 @@ def token_bounds(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     directly before a digit and not directly after a letter or digit (``-4``). Each
     symbol character (``%``) is a token of its own.
     """
+    starts, ends, _ = _tokens(cps)
+    return starts, ends
+
+
+def _tokens(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(starts, ends, kept)``: token bounds and a bool mask of the characters inside a token."""
     cls = _CLASSES[cps]
     n = len(cls)
-    alnum = (cls == LETTER) | (cls == DIGIT)
-    digit = cls == DIGIT
-    prev_alnum = np.zeros(n, dtype=bool)
-    prev_alnum[1:] = alnum[:-1]
-    prev_digit = np.zeros(n, dtype=bool)
-    prev_digit[1:] = digit[:-1]
-    next_digit = np.zeros(n, dtype=bool)
-    next_digit[:-1] = digit[1:]
-    # the order of these rules does not matter: each is a test of the neighbours only, as in the regex
-    joined_mark = (cls == NUMBER_MARK) & prev_digit & next_digit
-    minus = (cls == MINUS) & next_digit
-    after_digit_e = np.zeros(n, dtype=bool)
-    after_digit_e[2:] = (cps[1:-1] == _E) & digit[:-2]
-    in_word = alnum | joined_mark | (minus & (after_digit_e | ~prev_alnum))
-    edge = np.diff(in_word.view(np.int8), prepend=0, append=0)
-    word_starts = np.flatnonzero(edge == 1)
-    word_ends = np.flatnonzero(edge == -1)
+    in_word = (cls - LETTER) < 2  # a letter or a digit (uint8: SEPARATOR wraps to 255)
+    # Number marks and minus signs are rare: their rules (tests of the two neighbours
+    # only, as in the regex's look-behinds and look-aheads) are applied where they stand.
+    marks = np.flatnonzero((cls == NUMBER_MARK) | (cls == MINUS))
+    marks = marks[(marks > 0) & (marks < n - 1)] if len(marks) else marks
+    if len(marks):
+        before, after = cls[marks - 1], cls[marks + 1]
+        is_minus = cls[marks] == MINUS
+        two_back = np.where(marks >= 2, cls[np.maximum(marks - 2, 0)], SEPARATOR)
+        after_digit_e = (cps[marks - 1] == _E) & (two_back == DIGIT) & (marks >= 2)
+        joined = (after == DIGIT) & np.where(is_minus, after_digit_e | ((before - LETTER) >= 2), before == DIGIT)
+        in_word[marks[joined]] = True
+    first = np.flatnonzero(cls[:1] == MINUS)  # a minus opening the text, before a digit
+    if len(first) and n > 1 and cls[1] == DIGIT:
+        in_word[0] = True
+    edges = np.flatnonzero(np.diff(in_word.view(np.int8))) + 1
+    if n and in_word[0]:
+        edges = np.concatenate([[0], edges])
+    if n and in_word[-1]:
+        edges = np.concatenate([edges, [n]])
+    starts, ends = edges[0::2], edges[1::2]
     symbols = np.flatnonzero(cls == SYMBOL)
     if len(symbols) == 0:
-        return word_starts, word_ends
-    starts = np.concatenate([word_starts, symbols])
+        return starts, ends, in_word
+    in_word[symbols] = True
+    starts = np.concatenate([starts, symbols])
     order = np.argsort(starts, kind="stable")
-    return starts[order], np.concatenate([word_ends, symbols + 1])[order]
+    return starts[order], np.concatenate([ends, symbols + 1])[order], in_word
 
 
-def token_texts(norm: str, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
-    """The token strings ``norm[starts[i]:ends[i]]`` with word spellings unified, by one ``str.split``."""
+def token_texts(cps: np.ndarray, starts: np.ndarray, kept: np.ndarray) -> list[str]:
+    """The token strings (``kept`` characters split at ``starts``), word spellings unified; one ``str.split``."""
     if len(starts) == 0:
         return []
-    keep = np.zeros(len(cps) + 1, dtype=np.int8)
-    keep[starts] += 1
-    keep[ends] -= 1
-    inside = np.cumsum(keep[:-1]) > 0
-    blanked = np.where(inside, cps, 32).astype(cps.dtype)
-    # a blank before every token, so touching tokens ('25%') split apart
-    spaced = np.insert(blanked, starts, 32)
+    blanked = np.where(kept, cps, 32).astype(cps.dtype)
+    spaced = np.insert(blanked, starts, 32)  # a blank before every token, so touching tokens ('25%') split apart
     if cps.dtype == np.uint8:
-        text = spaced.tobytes().decode("ascii")
-    else:
-        text = spaced.tobytes().decode("utf-32-le").translate(_WORD_SPELLINGS)
-    return text.split()
+        return spaced.tobytes().decode("ascii").split()
+    return spaced.tobytes().decode("utf-32-le").translate(_WORD_SPELLINGS).split()
 
 
 def normalize_text_fast(text: str) -> NormalizedText:
@@ -165,8 +172,8 @@ def normalize_text_fast(text: str) -> NormalizedText:
     cps = code_points(norm)
     if len(fallback_positions(cps)):
         return normalize_text(text)
-    starts, ends = token_bounds(cps)
-    tokens = token_texts(norm, cps, starts, ends)
+    starts, ends, kept = _tokens(cps)
+    tokens = token_texts(cps, starts, kept)
     joins = line_end_joins(norm, starts, ends)
     if src_start is not None:
         starts = np.frombuffer(src_start, dtype=np.int32)[starts]
@@ -179,8 +186,44 @@ def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]
     joins: list[int] = []
     if "-" not in norm and "\u2010" not in norm:
         return joins
-    for m in _LINE_END_HYPHEN_RE.finditer(norm):
+    for m in line_end_hyphens(norm):
         left = int(np.searchsorted(ends, m.start()))
         if left < len(ends) and ends[left] == m.start() and left + 1 < len(starts) and starts[left + 1] == m.end():
             joins.append(left)
     return joins
+
+
+_HYPHEN_AT_BREAK_RE = re.compile(rf"[\-\u2010](?=[ \t]*{_LINE_BREAK})")
+
+
+def line_end_hyphens(norm: str) -> Iterator[re.Match]:
+    """The matches of ``normalize._LINE_END_HYPHEN_RE`` in ``norm``, found from the hyphens at a line break.
+
+    The same matches as ``_LINE_END_HYPHEN_RE.finditer(norm)`` (each starts at its
+    hyphen and holds no other), without trying the pattern's look-behind at every position.
+    """
+    for m in _HYPHEN_AT_BREAK_RE.finditer(norm):
+        full = _LINE_END_HYPHEN_RE.match(norm, m.start())
+        if full is not None:
+            yield full
+
+
+def folded_with_maps(text: str) -> tuple[str, np.ndarray | None, np.ndarray | None]:
+    """``normalize._normalized_string(text)`` with its offset maps as int64 arrays (built by numpy)."""
+    if text.isascii():
+        return text.lower(), None, None
+    parts, starts, ends, lengths, char_for_char = [], [], [], [], []
+    for folded, s, e, one_to_one in folded_pieces(text):
+        parts.append(folded)
+        starts.append(s)
+        ends.append(e)
+        lengths.append(len(folded))
+        char_for_char.append(one_to_one)
+    lens = np.asarray(lengths, dtype=np.int64)
+    first = np.cumsum(lens) - lens
+    s_arr = np.asarray(starts, dtype=np.int64)
+    one_to_one = np.repeat(np.asarray(char_for_char, dtype=bool), lens)
+    position = np.arange(int(lens.sum()), dtype=np.int64)
+    src_start = np.where(one_to_one, np.repeat(s_arr - first, lens) + position, np.repeat(s_arr, lens))
+    src_end = np.where(one_to_one, src_start + 1, np.repeat(np.asarray(ends, dtype=np.int64), lens))
+    return "".join(parts), src_start, src_end

@@ -24,12 +24,17 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, _doc_keys
-from claimgate.audit.fast_normalize import code_points, fallback_positions, token_bounds, token_texts
+from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, _doc_keys, joined_word_keys
+from claimgate.audit.fast_normalize import (
+    _tokens,
+    code_points,
+    fallback_positions,
+    folded_with_maps,
+    line_end_hyphens,
+    token_texts,
+)
 from claimgate.audit.negation import _APOSTROPHES, NEGATION_TOKENS, negation_positions
 from claimgate.audit.normalize import (
-    _LINE_END_HYPHEN_RE,
-    _normalized_string,
     joined_word_alternatives,
     normalize_text,
 )
@@ -72,7 +77,8 @@ class _Postings:
         self.bi_docs: list[np.ndarray] = []
 
     def add(self, uni_keys, uni_docs, bi_keys, bi_docs) -> None:
-        self.uni.append(np.unique((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64)))
+        uni = np.sort((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64))
+        self.uni.append(uni[np.concatenate([[True], uni[1:] != uni[:-1]])] if len(uni) else uni)
         bi_keys = np.asarray(bi_keys, np.int64)
         bi_docs = np.asarray(bi_docs, np.int32)
         order = np.lexsort((bi_docs, bi_keys))
@@ -110,6 +116,29 @@ def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
 def _document_marks(original: str) -> tuple[bool, frozenset[str]]:
     """``(has_ellipsis, brackets)`` of a document (see quote_parsing)."""
     return bool(ELLIPSIS_RE.search(fold_ellipses(original))), bracket_texts(original)
+
+
+def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[str]]]:
+    """``(documents with an ellipsis of their own, brackets by document)`` of a chunk, by local number.
+
+    One ellipsis search over the chunk's texts joined by NUL (no ellipsis or
+    bracket spelling holds a NUL); per document when a text holds a NUL itself.
+    """
+    brackets = {local: bracket_texts(t) for local, t in enumerate(originals) if "[" in t}
+    if any("\x00" in t for t in originals):
+        return {local for local, t in enumerate(originals) if _document_marks(t)[0]}, brackets
+    folded = fold_ellipses("\x00".join(originals))
+    with_ellipsis: set[int] = set()
+    nuls = None
+    for m in ELLIPSIS_RE.finditer(folded):
+        if nuls is None:
+            nuls = (
+                np.flatnonzero(code_points(folded) == 0)
+                if not folded.isascii()
+                else np.flatnonzero(np.frombuffer(folded.encode("ascii"), dtype=np.uint8) == 0)
+            )
+        with_ellipsis.add(int(np.searchsorted(nuls, m.start())))
+    return with_ellipsis, brackets
 
 
 def _reference_document(doc_id: str, original: str, vocab: _Vocabulary):
@@ -178,7 +207,7 @@ def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
 # One chunk's steps stay in one function (~90 lines) because they share a dozen chunk-wide arrays.
 def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, postings: _Postings):
     originals = [documents[doc_ids[k]] for k in numbers]
-    folded = [(t.lower(), None, None) if t.isascii() else _normalized_string(t) for t in originals]
+    folded = [(t.lower(), None, None) if t.isascii() else folded_with_maps(t) for t in originals]
     norms = [f[0] for f in folded]
     joined_text = "\x00".join(norms)  # NUL: a separator no rule reads across (no line break, letter or digit)
     lengths = np.fromiter(map(len, norms), dtype=np.int64, count=len(norms))
@@ -188,8 +217,9 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
     reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
     for local in reference:  # blank those documents: the reference path tokenizes them
         cps[bases[local] : bases[local] + lengths[local]] = 0
-    starts, ends = token_bounds(cps)
-    tokens = token_texts(joined_text, cps, starts, ends)
+    starts, ends, kept = _tokens(cps)
+    tokens = token_texts(cps, starts, kept)
+    del kept
     ids = vocab.encode(tokens)
     local_doc = np.searchsorted(bases, starts, "right") - 1
     counts = np.bincount(local_doc, minlength=len(numbers))
@@ -199,22 +229,26 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
     for local, (_, src_start, src_end) in enumerate(folded):
         if src_start is not None and local not in reference and counts[local]:
             span = slice(first[local], first[local + 1])
-            orig_ends[span] = np.frombuffer(src_end, dtype=np.int32)[orig_ends[span] - 1]
-            orig_starts[span] = np.frombuffer(src_start, dtype=np.int32)[orig_starts[span]]
+            orig_ends[span] = src_end[orig_ends[span] - 1]
+            orig_starts[span] = src_start[orig_starts[span]]
     orig_starts = orig_starts.astype(np.int32)
     orig_ends = orig_ends.astype(np.int32)
 
     joins: dict[int, list[int]] = {}
     if "-" in joined_text or "\u2010" in joined_text:
-        for m in _LINE_END_HYPHEN_RE.finditer(joined_text):
+        for m in line_end_hyphens(joined_text):
             left = int(np.searchsorted(ends, m.start()))
             if left + 1 < len(ends) and ends[left] == m.start() and starts[left + 1] == m.end():
                 local = int(local_doc[left])
                 if local not in reference:
                     joins.setdefault(local, []).append(left - int(first[local]))
     negating = _negations(ids, (orig_starts, orig_ends), local_doc, first, originals, vocab)
-    neg_doc = local_doc[negating]
-    neg_first = np.searchsorted(neg_doc, np.arange(len(numbers) + 1))
+    neg_first = np.searchsorted(local_doc[negating], np.arange(len(numbers) + 1)).tolist()
+    negations_bytes = (negating - first[local_doc[negating]]).astype(np.int32).tobytes()
+    ids_bytes = ids.astype(np.int32).tobytes()
+    starts_bytes, ends_bytes = orig_starts.tobytes(), orig_ends.tobytes()
+    first_list = first.tolist()
+    marks = _chunk_marks(originals)
 
     same_doc = local_doc[:-1] == local_doc[1:]
     global_doc = local_doc + numbers.start
@@ -231,29 +265,28 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
             bi_keys.append(b)
             bi_docs.append(np.full(len(b), k))
             continue
-        lo, hi = int(first[local]), int(first[local + 1])
+        lo, hi = first_list[local], first_list[local + 1]
         joined_words = {}
         if local in joins:
             joined_words = joined_word_alternatives(tokens[lo:hi], joins[local], vocab.intern)
             if joined_words:
-                u, b = _doc_keys(ids[lo:hi].tolist(), joined_words)
+                u, b = joined_word_keys(ids[lo:hi].tolist(), joined_words)
                 uni_keys.append(u)
                 uni_docs.append(np.full(len(u), k))
                 bi_keys.append(b)
                 bi_docs.append(np.full(len(b), k))
-        negations = array("i", (negating[neg_first[local] : neg_first[local + 1]] - lo).astype(np.int32).tobytes())
         out.append(
             IndexedDocument(
                 doc_ids[k],
                 originals[local],
-                ids[lo:hi].astype(np.int32).tobytes(),
-                array("i", orig_starts[lo:hi].tobytes()),
-                array("i", orig_ends[lo:hi].tobytes()),
+                ids_bytes[4 * lo : 4 * hi],
+                array("i", starts_bytes[4 * lo : 4 * hi]),
+                array("i", ends_bytes[4 * lo : 4 * hi]),
                 joined_words,
-                negations,
-                *_document_marks(originals[local]),
+                array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]]),
+                local in marks[0],
+                marks[1].get(local, frozenset()),
             )
         )
     postings.add(np.concatenate(uni_keys), np.concatenate(uni_docs), np.concatenate(bi_keys), np.concatenate(bi_docs))
     return out
-

@@ -52,7 +52,7 @@ import re
 import sys
 import unicodedata
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -211,6 +211,35 @@ class NormalizedText:
         return self.starts[first], self.ends[last]
 
 
+def folded_pieces(text: str) -> Iterator[tuple[str, int, int, bool]]:
+    """The folded pieces of a non-ASCII ``text``, in order: ``(folded, start, end, char_for_char)``.
+
+    ``folded`` came from ``text[start:end]``; ``char_for_char`` is True when its
+    ``k``-th character came from ``text[start + k]`` (an ASCII run), else every
+    character of ``folded`` maps to the whole ``start:end``. Empty folds are left out.
+    """
+    kept: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SOFT_HYPHEN_BREAK_RE.finditer(text):
+        kept.append((pos, m.start()))
+        pos = m.end()
+    kept.append((pos, len(text)))
+    for lo, hi in kept:
+        for m in _ASCII_OR_CLUSTER_RE.finditer(text, lo, hi):
+            s, e = m.span()
+            piece = m.group()
+            if m.lastgroup == "sup":  # an exponent: '⁻³' -> '^-3' (docs/audit-rules.md, "Numbers")
+                yield "^" + piece.translate(_SUPERSCRIPTS), s, e, False
+            elif m.lastgroup == "sub":  # a subscript: '₁' -> '_1'
+                yield "_" + piece.translate(_SUBSCRIPTS), s, e, False
+            elif piece.isascii():
+                yield piece.lower(), s, e, True
+            else:
+                folded = fold_cluster(piece)
+                if folded:
+                    yield folded, s, e, False
+
+
 def _normalized_string(text: str) -> tuple[str, array | None, array | None]:
     """The folded string and, unless it is position-for-position, its offset maps.
 
@@ -221,40 +250,17 @@ def _normalized_string(text: str) -> tuple[str, array | None, array | None]:
     if text.isascii():
         # ASCII: NFKC is the identity and casefold() == lower(); no invisible chars.
         return text.lower(), None, None
-    kept: list[tuple[int, int]] = []
-    pos = 0
-    for m in _SOFT_HYPHEN_BREAK_RE.finditer(text):
-        kept.append((pos, m.start()))
-        pos = m.end()
-    kept.append((pos, len(text)))
     parts: list[str] = []
     src_start = array("i")
     src_end = array("i")
-    for lo, hi in kept:
-        for m in _ASCII_OR_CLUSTER_RE.finditer(text, lo, hi):
-            s, e = m.span()
-            piece = m.group()
-            if m.lastgroup == "sup":  # an exponent: '⁻³' -> '^-3' (docs/audit-rules.md, "Numbers")
-                folded = "^" + piece.translate(_SUPERSCRIPTS)
-            elif m.lastgroup == "sub":  # a subscript: '₁' -> '_1'
-                folded = "_" + piece.translate(_SUBSCRIPTS)
-            else:
-                folded = None
-            if folded is not None:
-                parts.append(folded)
-                src_start.extend([s] * len(folded))
-                src_end.extend([e] * len(folded))
-                continue
-            if piece.isascii():
-                parts.append(piece.lower())
-                src_start.extend(range(s, e))
-                src_end.extend(range(s + 1, e + 1))
-                continue
-            folded = fold_cluster(piece)
-            if folded:
-                parts.append(folded)
-                src_start.extend([s] * len(folded))
-                src_end.extend([e] * len(folded))
+    for folded, s, e, char_for_char in folded_pieces(text):
+        parts.append(folded)
+        if char_for_char:
+            src_start.extend(range(s, e))
+            src_end.extend(range(s + 1, e + 1))
+        else:
+            src_start.extend([s] * len(folded))
+            src_end.extend([e] * len(folded))
     return "".join(parts), src_start, src_end
 
 

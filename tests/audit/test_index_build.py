@@ -1,0 +1,74 @@
+"""The array-built corpus index equals the reference build, document for document and posting for posting."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from claimgate.audit import index_build
+from claimgate.audit.corpus_index import CorpusIndex, build_corpus_index, build_corpus_index_reference
+from claimgate.audit.fast_normalize import folded_with_maps
+from claimgate.audit.normalize import _normalized_string
+from claimgate.synthetic.audit_inputs import make_corpus
+from tests.helpers import FIXTURES
+
+_TRICKY = list("aeEnt019.,'’-‐–−%±× \n\r\t\u00a0\u00adﬁßİоé⁶₁<_^人…[]") + ["not ", "don't ", "n’", "-\n", "...", "[sic]"]
+_TEXT = st.lists(st.sampled_from(_TRICKY) | st.characters(max_codepoint=0x2400), max_size=40).map("".join)
+
+
+def _readable(index: CorpusIndex) -> dict:
+    """Everything an index holds, with token ids spelled as their strings (id numbering may differ)."""
+    word = index.strings.__getitem__
+    docs = {}
+    for d in index.docs:
+        docs[d.doc_id] = (
+            d.original,
+            [word(i) for i in np.frombuffer(d.token_bytes, dtype=np.int32)],
+            list(d.starts),
+            list(d.ends),
+            {p: [(word(w), end) for w, end in r] for p, r in d.joined_words.items()},
+            list(d.negations),
+            d.has_ellipsis,
+            d.brackets,
+        )
+    uni = sorted((word(k), int(n)) for k, n in zip(index.uni_keys.tolist(), index.uni_docs))
+    bi = sorted((word(k >> 32), word(k & 0xFFFFFFFF), int(n)) for k, n in zip(index.bi_keys.tolist(), index.bi_docs))
+    ascending = all(np.all(np.diff(keys) >= 0) for keys in (index.uni_keys, index.bi_keys))
+    return {"ids": index.doc_ids, "docs": docs, "uni": uni, "bi": bi, "sorted": ascending}
+
+
+def test_array_build_equals_the_reference_on_the_benchmark_corpus(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 20_000)  # several chunks
+    docs, _, _, _ = make_corpus(120, 3)
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
+
+
+def test_array_build_equals_the_reference_on_the_fixture_corpus() -> None:
+    docs = json.loads((FIXTURES / "audit" / "corpus.json").read_text())
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT, max_size=6))
+def test_array_build_equals_the_reference_on_random_documents(texts: list[str]) -> None:
+    docs = {f"d{i}": t for i, t in enumerate(texts)}
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TEXT)
+def test_offset_maps_built_by_numpy_equal_the_reference(text: str) -> None:
+    norm, start, end = folded_with_maps(text)
+    ref_norm, ref_start, ref_end = _normalized_string(text)
+    assert norm == ref_norm
+    assert (start is None) == (ref_start is None)
+    if start is not None:
+        assert start.tolist() == list(ref_start) and end.tolist() == list(ref_end)
+
+
+def test_empty_corpus_gives_an_empty_index() -> None:
+    index = build_corpus_index({})
+    assert len(index) == 0 and len(index.uni_keys) == 0 and len(index.bi_keys) == 0
