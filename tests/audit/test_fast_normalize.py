@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from claimgate.audit.fast_normalize import code_points, fallback_positions, normalize_text_fast
+from claimgate.audit.normalize import normalize_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from claimgate.audit.fast_normalize import fallback_positions, code_points, normalize_text_fast
-from claimgate.audit.normalize import normalize_text
 
 #: Characters whose rules differ in context: number marks, signs, symbols, breaks, hyphens,
 #: ligatures, look-alikes, super/subscripts, and characters that must send a text to the reference.
 _TRICKY = list("aeEzZ019.,'’٫٬-‐‑–−﹣%±×!/ \n\r\t\u00a0\u00ad\u200bﬁßİΩоÀé⁶⁻₁<>=_^+人ไ\u0301…")
+_NUMBER_PARTS = ["12", ",", "500", "1e", "-", "6", "x", " ", "\n", "%", "’", "ab", "-\n"]
 _TEXT = st.text(alphabet=st.sampled_from(_TRICKY) | st.characters(max_codepoint=0x2400), max_size=60)
 
 
@@ -21,7 +21,7 @@ def test_fast_normalizer_equals_the_reference_on_random_text(text: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(["12", ",", "500", "1e", "-", "6", "x", " ", "\n", "%", "’", "ab", "-\n"]), max_size=25))
+@given(st.lists(st.sampled_from(_NUMBER_PARTS), max_size=25))
 def test_fast_normalizer_equals_the_reference_on_number_shapes(parts: list[str]) -> None:
     text = "".join(parts)
     assert normalize_text_fast(text) == normalize_text(text)

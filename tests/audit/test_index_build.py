@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from claimgate.audit import index_build
 from claimgate.audit.corpus_index import CorpusIndex, build_corpus_index, build_corpus_index_reference
 from claimgate.audit.fast_normalize import folded_with_maps
 from claimgate.audit.normalize import _normalized_string
 from claimgate.synthetic.audit_inputs import make_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.helpers import FIXTURES
 
-_TRICKY = list("aeEnt019.,'’-‐–−%±× \n\r\t\u00a0\u00adﬁßİоé⁶₁<_^人…[]") + ["not ", "don't ", "n’", "-\n", "...", "[sic]"]
+_TRICKY = [*"aeEnt019.,'’-‐–−%±× \n\r\t\u00a0\u00adﬁßİоé⁶₁<_^人…[]", "not ", "don't ", "n’", "-\n", "...", "[sic]"]
 _TEXT = st.lists(st.sampled_from(_TRICKY) | st.characters(max_codepoint=0x2400), max_size=40).map("".join)
 
 
