@@ -244,18 +244,30 @@ class Audit:
     ``Audit.from_manifest`` (pinned documents, verified once when loaded).
     """
 
-    def __init__(self, documents: dict[str, str], extractors: dict[str, str] | None = None) -> None:
-        """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them."""
+    def __init__(
+        self, documents: dict[str, str], extractors: dict[str, str] | None = None, *, cache: str | Path | None = None
+    ) -> None:
+        """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them.
+
+        ``cache`` is a folder keeping the index between processes (see ``audit.index_cache``).
+        """
         self._documents = documents
         self._extractors = extractors
         self._driver = drivers.audit_driver("corpus")
-        self._index = self._driver.execute(["normalized_sources"], overrides={"source_documents": documents})[
-            "normalized_sources"
-        ]
+        inputs = {} if cache is None else {"cache_dir": str(cache)}
+        self._index = self._driver.execute(
+            ["normalized_sources"], inputs=inputs, overrides={"source_documents": documents}
+        )["normalized_sources"]
 
     @classmethod
-    def from_corpus(cls, corpus: str | Path | Mapping[str, str], *, glob: str = DEFAULT_GLOB) -> Audit:
+    def from_corpus(
+        cls, corpus: str | Path | Mapping[str, str], *, glob: str = DEFAULT_GLOB, cache: str | Path | None = None
+    ) -> Audit:
         """An audit over a folder of pages, a corpus JSON file ``{doc_id: text}``, or such a dict.
+
+        ``cache`` (a folder) keeps the corpus index on disk, keyed by the documents' bytes and the
+        normalizer's version: a later ``from_corpus`` of the same documents loads it instead of
+        rebuilding, an edited corpus is rebuilt (see README, "Performance").
 
         A folder is read by ``io.documents.read_document_folder`` (files matching ``glob``; ``doc_id`` the
         relative path with ``/``; see docs/documents.md). Raises ``IngestionError``: ``invalid_corpus``
@@ -268,11 +280,12 @@ class Audit:
                     raise IngestionError("invalid_corpus", f"document id {doc_id!r} is not a non-empty string")
                 if not isinstance(text, str):
                     raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
-            return cls(dict(corpus))
+            return cls(dict(corpus), cache=cache)
         if Path(corpus).is_dir():
             frame = read_document_folder(corpus, glob)
-            return cls(dict(zip(frame["doc_id"], frame["text"])), dict(zip(frame["doc_id"], frame["extractor"])))
-        return cls(read_corpus(corpus))
+            documents = dict(zip(frame["doc_id"], frame["text"]))
+            return cls(documents, dict(zip(frame["doc_id"], frame["extractor"])), cache=cache)
+        return cls(read_corpus(corpus), cache=cache)
 
     @classmethod
     def from_manifest(cls, manifest: str | Path, *, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> Audit:

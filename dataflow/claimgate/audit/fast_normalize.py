@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Iterator
 
 import numpy as np
+import pyarrow as pa
 
 from claimgate.audit.normalize import (
     _LINE_BREAK,
@@ -160,6 +161,32 @@ def token_texts(cps: np.ndarray, starts: np.ndarray, kept: np.ndarray) -> list[s
     return spaced.tobytes().decode("utf-32-le").translate(_WORD_SPELLINGS).split()
 
 
+#: ``(code point, its spelling's code point)`` of the word spellings unified in tokens.
+_RESPELLINGS = np.array([[cp, ord(spelling)] for cp, spelling in _WORD_SPELLINGS.items()], dtype=np.uint32)
+
+
+def token_array(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, kept: np.ndarray) -> pa.StringArray:
+    """The tokens as a pyarrow string array built from buffers (no Python string per token).
+
+    The same strings as :func:`token_texts`: the ``kept`` characters of each
+    ``starts[i]:ends[i]``, word spellings unified (minus signs as ``-``, ``’`` as ``'``).
+    """
+    chars = cps[kept]
+    if cps.dtype == np.uint8:
+        data = chars.tobytes()
+        offsets = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
+    else:
+        chars = chars.astype(np.uint32)
+        for code, spelling in _RESPELLINGS:
+            chars[chars == code] = spelling
+        data = chars.tobytes().decode("utf-32-le").encode("utf-8", "surrogatepass")
+        width = 1 + (chars >= 0x80) + (chars >= 0x800) + (chars >= 0x10000)
+        char_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
+        byte_ends = np.concatenate([[0], np.cumsum(width, dtype=np.int64)])
+        offsets = byte_ends[char_offsets]
+    return pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(data))
+
+
 def normalize_text_fast(text: str) -> NormalizedText:
     """:func:`claimgate.audit.normalize.normalize_text` through the array rules; the same value for every ``text``.
 
@@ -196,14 +223,17 @@ def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]
 _HYPHEN_AT_BREAK_RE = re.compile(rf"[\-\u2010](?=[ \t]*{_LINE_BREAK})")
 
 
-def line_end_hyphens(norm: str) -> Iterator[re.Match]:
-    """The matches of ``normalize._LINE_END_HYPHEN_RE`` in ``norm``, found from the hyphens at a line break.
+def line_end_hyphens(norm: str, hyphens: list[int] | None = None) -> Iterator[re.Match]:
+    """The matches of ``normalize._LINE_END_HYPHEN_RE`` in ``norm``, tried at its hyphens only.
 
     The same matches as ``_LINE_END_HYPHEN_RE.finditer(norm)`` (each starts at its
-    hyphen and holds no other), without trying the pattern's look-behind at every position.
+    hyphen and holds no other), without trying the pattern's look-behind at every
+    position. ``hyphens``: the positions of ``-`` and U+2010 in ``norm`` when known.
     """
-    for m in _HYPHEN_AT_BREAK_RE.finditer(norm):
-        full = _LINE_END_HYPHEN_RE.match(norm, m.start())
+    if hyphens is None:
+        hyphens = [m.start() for m in _HYPHEN_AT_BREAK_RE.finditer(norm)]
+    for at in hyphens:
+        full = _LINE_END_HYPHEN_RE.match(norm, at)
         if full is not None:
             yield full
 

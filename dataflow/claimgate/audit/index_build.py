@@ -31,7 +31,7 @@ from claimgate.audit.fast_normalize import (
     fallback_positions,
     folded_with_maps,
     line_end_hyphens,
-    token_texts,
+    token_array,
 )
 from claimgate.audit.negation import _APOSTROPHES, NEGATION_TOKENS, negation_positions
 from claimgate.audit.normalize import (
@@ -58,11 +58,11 @@ class _Vocabulary:
             self.strings.append(token)
         return tid
 
-    def encode(self, tokens: list[str]) -> np.ndarray:
+    def encode(self, tokens: pa.Array) -> np.ndarray:
         """int64 ids of ``tokens``: one dictionary encoding, then one lookup per distinct token."""
-        if not tokens:
+        if not len(tokens):
             return np.empty(0, dtype=np.int64)
-        encoded = pa.array(tokens, type=pa.string()).dictionary_encode()
+        encoded = tokens.dictionary_encode()
         distinct = encoded.dictionary.to_pylist()
         ids = np.fromiter(map(self.intern, distinct), dtype=np.int64, count=len(distinct))
         return ids[encoded.indices.to_numpy(zero_copy_only=False)]
@@ -218,7 +218,7 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
     for local in reference:  # blank those documents: the reference path tokenizes them
         cps[bases[local] : bases[local] + lengths[local]] = 0
     starts, ends, kept = _tokens(cps)
-    tokens = token_texts(cps, starts, kept)
+    tokens = token_array(cps, starts, ends, kept)
     del kept
     ids = vocab.encode(tokens)
     local_doc = np.searchsorted(bases, starts, "right") - 1
@@ -236,7 +236,7 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
 
     joins: dict[int, list[int]] = {}
     if "-" in joined_text or "\u2010" in joined_text:
-        for m in line_end_hyphens(joined_text):
+        for m in line_end_hyphens(joined_text, np.flatnonzero((cps == 45) | (cps == 0x2010)).tolist()):
             left = int(np.searchsorted(ends, m.start()))
             if left + 1 < len(ends) and ends[left] == m.start() and starts[left + 1] == m.end():
                 local = int(local_doc[left])
@@ -268,7 +268,8 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
         lo, hi = first_list[local], first_list[local + 1]
         joined_words = {}
         if local in joins:
-            joined_words = joined_word_alternatives(tokens[lo:hi], joins[local], vocab.intern)
+            doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
+            joined_words = joined_word_alternatives(doc_tokens, joins[local], vocab.intern)
             if joined_words:
                 u, b = joined_word_keys(ids[lo:hi].tolist(), joined_words)
                 uni_keys.append(u)

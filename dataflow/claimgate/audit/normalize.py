@@ -220,9 +220,10 @@ def folded_pieces(text: str) -> Iterator[tuple[str, int, int, bool]]:
     """
     kept: list[tuple[int, int]] = []
     pos = 0
-    for m in _SOFT_HYPHEN_BREAK_RE.finditer(text):
-        kept.append((pos, m.start()))
-        pos = m.end()
+    if "\u00ad" in text:  # every soft-hyphen break holds one (a pattern that may start with blanks is slow to scan)
+        for m in _SOFT_HYPHEN_BREAK_RE.finditer(text):
+            kept.append((pos, m.start()))
+            pos = m.end()
     kept.append((pos, len(text)))
     for lo, hi in kept:
         for m in _ASCII_OR_CLUSTER_RE.finditer(text, lo, hi):

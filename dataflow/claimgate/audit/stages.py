@@ -22,6 +22,7 @@ from collections.abc import Callable
 import pandas as pd
 from tqdm import tqdm
 
+from claimgate.audit.index_cache import cached_corpus_index
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
 
@@ -47,9 +48,15 @@ def audit_columns(frame: pd.DataFrame) -> tuple[str, ...]:
     return JUDGED_AUDIT_COLUMNS if "elided" in frame.columns else AUDIT_COLUMNS
 
 
-def normalized_sources(source_documents: dict) -> CorpusIndex:
-    """Every document normalized once, with offset maps back to the original and a corpus index."""
-    return build_corpus_index(source_documents)
+def normalized_sources(source_documents: dict, cache_dir: str | None = None) -> CorpusIndex:
+    """Every document normalized once, with offset maps back to the original and a corpus index.
+
+    With ``cache_dir`` the index is loaded from that folder when one was stored for
+    exactly these documents and this normalizer, else built and stored there
+    (``audit.index_cache``; a cache never changes a result). Hamilton's own caching
+    is not used: it cannot fingerprint this run's frames with list-valued columns.
+    """
+    return cached_corpus_index(source_documents, cache_dir, build_corpus_index)
 
 
 def citation_matches(

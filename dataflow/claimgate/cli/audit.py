@@ -113,6 +113,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--window-chars", type=int, default=2000, help="largest span of an elided quote in characters (default 2000)"
     )
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep the corpus index in DIR between runs (keyed by the documents' bytes; rebuilt when they change)",
+    )
     add_execution(parser)
 
 
@@ -148,6 +153,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         partition_rows=args.partition_rows,
         progress=progress_enabled(args),
+        cache_dir=args.cache,
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows)

@@ -441,10 +441,12 @@ def run_audit(
     scheduler: str | None = None,
     partition_rows: int = 10_000,
     progress: bool = False,
+    cache_dir: str | Path | None = None,
 ) -> AuditRun:
     """Audit a citation table against a corpus file, a pinned manifest or a folder of pages (exactly one).
 
     ``corpus_glob`` selects the folder's files (default every file, ``io.documents.DEFAULT_GLOB``).
+    ``cache_dir`` keeps the corpus index on disk between runs (``audit.index_cache``).
     Raises ``IngestionError`` when the corpus, manifest, a source, a folder's document or the citation
     table is refused; ``ValueError`` when not exactly one document source is given.
     """
@@ -469,6 +471,8 @@ def run_audit(
         inputs["max_corpus_bytes"] = max_corpus_bytes
     if llm_call is not None:
         inputs["llm_call"] = llm_call
+    if cache_dir is not None:
+        inputs["cache_dir"] = str(cache_dir)
     with task_executor(executor, scheduler) as remote:
         if remote is not None:
             inputs["partition_rows"] = partition_rows

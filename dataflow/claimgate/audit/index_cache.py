@@ -1,0 +1,173 @@
+"""The corpus index kept on disk between runs, keyed by the corpus's bytes and the normalizer's version.
+
+Why this module exists: an audit of a fixed corpus (documentation that changes
+weekly, checked many times a day) rebuilds the same index every run. The index is
+a pure function of the documents' ids and texts and of the normalization rules,
+so it is stored once under a key that covers exactly those and loaded when the key
+matches.
+
+What it refuses to do: load anything whose key does not match. The key is the
+SHA-256 of the index format, :data:`claimgate.audit.fast_normalize.NORMALIZER_VERSION`
+and every ``(doc_id, text)`` in id order (UTF-8, length-prefixed); an edited,
+added or removed document gives another key, so another file. A file that is
+missing, truncated, of another format or whose recorded key differs is ignored
+and the index is rebuilt and written again (fail safe: a cache can cost a
+rebuild, never change a verdict). Files are written atomically
+(:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens
+and their offsets, not the texts (they come from the corpus itself on load).
+
+File format: the line ``claimgate-corpus-index``, a JSON header line
+``{"format", "normalizer", "key", "documents"}``, then a pickle (protocol 5) of
+compact arrays (int32 token ids and offsets, int64 postings). Only files this
+module wrote are read: the file name and the header both carry the key, and
+the cache folder is the user's own (``--cache DIR``); do not point it at a folder
+others can write to, as unpickling runs code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import struct
+import sys
+from array import array
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument
+from claimgate.audit.fast_normalize import NORMALIZER_VERSION
+from claimgate.io.atomic import write_atomic
+
+#: Version of the file layout below; bump on any change to it or to ``CorpusIndex``'s fields.
+INDEX_FORMAT = 1
+_MAGIC = b"claimgate-corpus-index\n"
+
+
+def corpus_key(documents: Mapping[str, str]) -> str:
+    """Hex SHA-256 of the index format, the normalizer's version and every ``(doc_id, text)`` in id order."""
+    digest = hashlib.sha256(f"claimgate-index format={INDEX_FORMAT} normalizer={NORMALIZER_VERSION}\n".encode())
+    for doc_id in sorted(documents):
+        for part in (doc_id, documents[doc_id]):
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(struct.pack("<Q", len(data)))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def cache_path(cache_dir: str | Path, key: str) -> Path:
+    """The file holding the index of the corpus with ``key``."""
+    return Path(cache_dir) / f"corpus-index-{key}.bin"
+
+
+def _payload(index: CorpusIndex) -> dict:
+    """The index as a few flat arrays (no per-token Python object)."""
+    docs = index.docs
+    counts = np.fromiter((d.n_tokens for d in docs), dtype=np.int64, count=len(docs))
+    neg_counts = np.fromiter((len(d.negations) for d in docs), dtype=np.int64, count=len(docs))
+    return {
+        "doc_ids": index.doc_ids,
+        "strings": index.strings,
+        "token_ids": b"".join(d.token_bytes for d in docs),
+        "starts": b"".join(d.starts.tobytes() for d in docs),
+        "ends": b"".join(d.ends.tobytes() for d in docs),
+        "token_counts": counts,
+        "negations": b"".join(d.negations.tobytes() for d in docs),
+        "negation_counts": neg_counts,
+        "has_ellipsis": np.fromiter((d.has_ellipsis for d in docs), dtype=bool, count=len(docs)),
+        "brackets": {k: sorted(d.brackets) for k, d in enumerate(docs) if d.brackets},
+        "joined_words": {k: d.joined_words for k, d in enumerate(docs) if d.joined_words},
+        "postings": (index.uni_keys, index.uni_docs, index.bi_keys, index.bi_docs),
+    }
+
+
+def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
+    doc_ids = payload["doc_ids"]
+    first = np.concatenate([[0], np.cumsum(payload["token_counts"])]).tolist()
+    neg_first = np.concatenate([[0], np.cumsum(payload["negation_counts"])]).tolist()
+    token_ids, starts, ends, negations = (payload[k] for k in ("token_ids", "starts", "ends", "negations"))
+    has_ellipsis = payload["has_ellipsis"].tolist()
+    brackets, joined = payload["brackets"], payload["joined_words"]
+    docs = []
+    for k, doc_id in enumerate(doc_ids):
+        lo, hi = 4 * first[k], 4 * first[k + 1]
+        docs.append(
+            IndexedDocument(
+                doc_id,
+                documents[doc_id],
+                token_ids[lo:hi],
+                array("i", starts[lo:hi]),
+                array("i", ends[lo:hi]),
+                joined.get(k, {}),
+                array("i", negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
+                has_ellipsis[k],
+                frozenset(brackets.get(k, ())),
+            )
+        )
+    strings = payload["strings"]
+    return CorpusIndex(doc_ids, docs, dict(zip(strings, range(len(strings)))), strings, *payload["postings"])
+
+
+def _header(key: str, n_documents: int) -> dict:
+    return {"format": INDEX_FORMAT, "normalizer": NORMALIZER_VERSION, "key": key, "documents": n_documents}
+
+
+def load_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) -> CorpusIndex | None:
+    """The cached index of ``documents`` (whose :func:`corpus_key` is ``key``), or ``None``.
+
+    ``None`` (never an exception) for a missing, unreadable, truncated or foreign
+    file, another format or normalizer, or a recorded key or document list that
+    differs: the caller rebuilds.
+    """
+    path = cache_path(cache_dir, key)
+    try:
+        with open(path, "rb") as handle:
+            if handle.readline() != _MAGIC:
+                return None
+            if json.loads(handle.readline()) != _header(key, len(documents)):
+                return None
+            payload = pickle.load(handle)
+        if payload["doc_ids"] != sorted(documents):
+            return None
+        return _index_from(payload, documents)
+    except Exception:  # noqa: BLE001 - any damage to a cache file means: rebuild (fail safe)
+        return None
+
+
+def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
+    """Write ``index`` under ``key`` atomically (the folder is created if needed); returns the file's path."""
+    path = cache_path(cache_dir, key)
+    header = _header(key, len(index.doc_ids))
+    payload = _payload(index)
+
+    def write(handle) -> None:
+        handle.write(_MAGIC)
+        handle.write(json.dumps(header, sort_keys=True).encode() + b"\n")
+        pickle.dump(payload, handle, protocol=5)
+
+    write_atomic(path, write)
+    return path
+
+
+def cached_corpus_index(
+    documents: Mapping[str, str], cache_dir: str | Path | None, build: Callable[[Mapping[str, str]], CorpusIndex]
+) -> CorpusIndex:
+    """``build(documents)``, or its copy from ``cache_dir`` when one with this corpus's key is there.
+
+    Without ``cache_dir`` this is ``build(documents)``. After a build the index is
+    stored; when the folder cannot be written the run goes on with the built index
+    and one ``warning:`` line on stderr (a cache only ever saves time).
+    """
+    if cache_dir is None:
+        return build(documents)
+    key = corpus_key(documents)
+    index = load_index(cache_dir, key, documents)
+    if index is None:
+        index = build(documents)
+        try:
+            store_index(cache_dir, key, index)
+        except OSError as exc:
+            print(f"warning: index cache not written: {exc}", file=sys.stderr)
+    return index
