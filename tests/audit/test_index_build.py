@@ -72,3 +72,14 @@ def test_offset_maps_built_by_numpy_equal_the_reference(text: str) -> None:
 def test_empty_corpus_gives_an_empty_index() -> None:
     index = build_corpus_index({})
     assert len(index) == 0 and len(index.uni_keys) == 0 and len(index.bi_keys) == 0
+
+
+def test_packed_bigram_sort_equals_a_lexsort_and_falls_back_for_wide_ids() -> None:
+    rng = np.random.default_rng(0)
+    for high in (50, 1 << 30):  # packed, then too wide to pack
+        ids = rng.integers(0, high, size=(2, 400))
+        keys = (ids[0] << 32) | ids[1]
+        docs = rng.integers(7, 60, size=400)
+        order = np.lexsort((docs, keys))
+        got_keys, got_docs = index_build._sorted_pairs(keys, docs)
+        assert got_keys.tolist() == keys[order].tolist() and got_docs.tolist() == docs[order].tolist()

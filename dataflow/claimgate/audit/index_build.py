@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -68,6 +69,29 @@ class _Vocabulary:
         return ids[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
+def _sorted_pairs(keys: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, docs)`` (int64 bigram keys ``id1 << 32 | id2``, int64 document numbers) sorted by key, then document.
+
+    One sort of packed uint64 values when both ids and the document number fit in
+    63 bits together (vocabularies under about two million tokens), else a lexsort.
+    """
+    if len(keys) == 0:
+        return keys, docs.astype(np.int32)
+    id1, id2 = keys >> 32, keys & 0xFFFFFFFF
+    id_bits = int(max(id1.max(), id2.max())).bit_length()
+    doc_low = int(docs.min())
+    doc_bits = max(1, int(docs.max() - doc_low).bit_length())
+    if 2 * id_bits + doc_bits > 63:
+        order = np.lexsort((docs, keys))
+        return keys[order], docs[order].astype(np.int32)
+    packed = (id1 << (id_bits + doc_bits)) | (id2 << doc_bits) | (docs - doc_low)
+    packed.sort()
+    doc_mask = (1 << doc_bits) - 1
+    id_mask = (1 << id_bits) - 1
+    keys = ((packed >> (id_bits + doc_bits)) << 32) | ((packed >> doc_bits) & id_mask)
+    return keys, ((packed & doc_mask) + doc_low).astype(np.int32)
+
+
 class _Postings:
     """Unigram and bigram keys with their document numbers, gathered chunk by chunk."""
 
@@ -80,9 +104,8 @@ class _Postings:
         uni = np.sort((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64))
         self.uni.append(uni[np.concatenate([[True], uni[1:] != uni[:-1]])] if len(uni) else uni)
         bi_keys = np.asarray(bi_keys, np.int64)
-        bi_docs = np.asarray(bi_docs, np.int32)
-        order = np.lexsort((bi_docs, bi_keys))
-        bi_keys, bi_docs = bi_keys[order], bi_docs[order]
+        bi_docs = np.asarray(bi_docs, np.int64)
+        bi_keys, bi_docs = _sorted_pairs(bi_keys, bi_docs)
         fresh = np.ones(len(bi_keys), dtype=bool)
         fresh[1:] = (bi_keys[1:] != bi_keys[:-1]) | (bi_docs[1:] != bi_docs[:-1])
         self.bi_keys.append(bi_keys[fresh])
@@ -204,9 +227,29 @@ def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
     return CorpusIndex(doc_ids, docs, vocab.ids, vocab.strings, uk, ud, bk, bd)
 
 
-# One chunk's steps stay in one function (~90 lines) because they share a dozen chunk-wide arrays.
-def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, postings: _Postings):
-    originals = [documents[doc_ids[k]] for k in numbers]
+@dataclass
+class NormalizedChunk:
+    """A run of documents normalized together: every token with its document and original offsets.
+
+    ``tokens`` (pyarrow strings) in document order; ``local_doc`` (int64) the document
+    of each token within the chunk; ``first`` (int64, one more than documents) the
+    first token of each; ``starts``/``ends`` (int32) original character offsets;
+    ``joins``: local document -> its line-end-hyphen joins (token positions in it);
+    ``reference``: local documents the array rules do not cover (no tokens here).
+    """
+
+    originals: list[str]
+    tokens: pa.Array
+    local_doc: np.ndarray
+    first: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    joins: dict[int, list[int]]
+    reference: set[int]
+
+
+def normalized_chunk(originals: list[str]) -> NormalizedChunk:
+    """Normalize a run of documents at once (see the module docstring); equal to ``normalize_text`` of each."""
     folded = [(t.lower(), None, None) if t.isascii() else folded_with_maps(t) for t in originals]
     norms = [f[0] for f in folded]
     joined_text = "\x00".join(norms)  # NUL: a separator no rule reads across (no line break, letter or digit)
@@ -220,9 +263,8 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
     starts, ends, kept = _tokens(cps)
     tokens = token_array(cps, starts, ends, kept)
     del kept
-    ids = vocab.encode(tokens)
     local_doc = np.searchsorted(bases, starts, "right") - 1
-    counts = np.bincount(local_doc, minlength=len(numbers))
+    counts = np.bincount(local_doc, minlength=len(originals))
     first = np.concatenate([[0], np.cumsum(counts)])
     orig_starts = starts - bases[local_doc]
     orig_ends = ends - bases[local_doc]
@@ -231,9 +273,6 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
             span = slice(first[local], first[local + 1])
             orig_ends[span] = src_end[orig_ends[span] - 1]
             orig_starts[span] = src_start[orig_starts[span]]
-    orig_starts = orig_starts.astype(np.int32)
-    orig_ends = orig_ends.astype(np.int32)
-
     joins: dict[int, list[int]] = {}
     if "-" in joined_text or "\u2010" in joined_text:
         for m in line_end_hyphens(joined_text, np.flatnonzero((cps == 45) | (cps == 0x2010)).tolist()):
@@ -242,11 +281,23 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
                 local = int(local_doc[left])
                 if local not in reference:
                     joins.setdefault(local, []).append(left - int(first[local]))
-    negating = _negations(ids, (orig_starts, orig_ends), local_doc, first, originals, vocab)
+    return NormalizedChunk(
+        originals, tokens, local_doc, first, orig_starts.astype(np.int32), orig_ends.astype(np.int32), joins, reference
+    )
+
+
+# The per-document assembly stays in one function (~60 lines): it shares the chunk-wide arrays.
+def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, postings: _Postings):
+    chunk = normalized_chunk([documents[doc_ids[k]] for k in numbers])
+    originals, tokens, local_doc, first, reference = (
+        chunk.originals, chunk.tokens, chunk.local_doc, chunk.first, chunk.reference
+    )  # fmt: skip
+    ids = vocab.encode(tokens)
+    negating = _negations(ids, (chunk.starts, chunk.ends), local_doc, first, originals, vocab)
     neg_first = np.searchsorted(local_doc[negating], np.arange(len(numbers) + 1)).tolist()
     negations_bytes = (negating - first[local_doc[negating]]).astype(np.int32).tobytes()
     ids_bytes = ids.astype(np.int32).tobytes()
-    starts_bytes, ends_bytes = orig_starts.tobytes(), orig_ends.tobytes()
+    starts_bytes, ends_bytes = chunk.starts.tobytes(), chunk.ends.tobytes()
     first_list = first.tolist()
     marks = _chunk_marks(originals)
 
@@ -267,9 +318,9 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
             continue
         lo, hi = first_list[local], first_list[local + 1]
         joined_words = {}
-        if local in joins:
+        if local in chunk.joins:
             doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
-            joined_words = joined_word_alternatives(doc_tokens, joins[local], vocab.intern)
+            joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
             if joined_words:
                 u, b = joined_word_keys(ids[lo:hi].tolist(), joined_words)
                 uni_keys.append(u)
