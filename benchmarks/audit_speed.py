@@ -1,0 +1,205 @@
+"""Whole-process speed of the citation audit: cold, warm (index cache) and the public gate's method (a report).
+
+Generates the audit benchmark's inputs (``claimgate.synthetic.audit_inputs``:
+``--docs`` documents, ``--citations`` citations) into a folder, then runs, each as
+its own process and ``--repeat`` times interleaved (medians reported):
+
+- **baseline**: ``benchmarks/public_gate_baseline.py`` (normalize every document once,
+  NFKC + case fold + white space collapsed, then ``str.find`` in the cited document
+  and, on a miss, in every other one; no claimgate import);
+- **cold**: ``run_pipeline.py audit --corpus ... --citations ... --output ... --quiet``;
+- **warm**: the same with ``--cache DIR`` after a first run filled ``DIR``.
+
+Prints wall seconds and peak resident memory (``ru_maxrss`` of each child, from
+``os.wait4``) side by side with the ratios, checks that cold and warm outputs are
+byte-identical (exit 1 if not), compares verdicts with the baseline on the
+citations both accept as well-formed, and measures in this process the
+normalization rate (``index_build.normalized_chunk`` over the corpus, characters
+per second). ``--large`` adds a cold and a warm run at 200,000 documents (memory).
+
+Usage: ``python benchmarks/audit_speed.py [--docs 20000] [--citations 4000] [--repeat 3]
+[--baseline-repeat 1] [--large] [--workdir DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "dataflow"))
+
+import pandas  # noqa: E402,F401 - imported by every audit run; pyarrow.compute comes with it
+from claimgate.audit.index_build import CHUNK_CHARS, normalized_chunk  # noqa: E402
+from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
+
+ACCEPTED_BY_BOTH = {"found", "misattributed", "not_found"}
+
+
+def write_inputs(folder: Path, n_docs: int, n_citations: int, seed: int = 0) -> dict[str, str]:
+    """Write ``corpus.json`` and ``citations.jsonl`` (the benchmark's generators); returns the corpus."""
+    docs, doc_words, vocab, weights = make_corpus(n_docs, seed)
+    (folder / "corpus.json").write_text(json.dumps(docs, ensure_ascii=False), encoding="utf-8")
+    with open(folder / "citations.jsonl", "w", encoding="utf-8") as handle:
+        for i, (kind, quote, doc_id) in enumerate(make_citations(n_citations, doc_words, vocab, weights, seed)):
+            row = {"citation_id": f"c{i}", "claim": kind, "doc_id": doc_id, "quote": quote}
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return docs
+
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """``(wall seconds, peak resident MiB)`` of one child process; raises if it fails."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - t0
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"{argv} failed: {child.stderr.read().decode()[-2000:]}")
+    child.stderr.close()
+    return wall, usage.ru_maxrss / 1024
+
+
+def audit_argv(folder: Path, output: Path, cache: Path | None = None) -> list[str]:
+    argv = [sys.executable, str(ROOT / "run_pipeline.py"), "audit", "--corpus", str(folder / "corpus.json")]
+    argv += ["--citations", str(folder / "citations.jsonl"), "--output", str(output), "--quiet"]
+    return argv + (["--cache", str(cache)] if cache is not None else [])
+
+
+def normalization_rate(docs: dict[str, str], repeat: int) -> float:
+    """Median characters per second of ``normalized_chunk`` over the corpus, in chunks as the build makes them."""
+    texts = [docs[d] for d in sorted(docs)]
+    chunks, current, size = [], [], 0
+    for text in texts:
+        current.append(text)
+        size += len(text) + 1
+        if size >= CHUNK_CHARS:
+            chunks.append(current)
+            current, size = [], 0
+    if current:
+        chunks.append(current)
+    rates = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for chunk in chunks:
+            normalized_chunk(chunk)
+        rates.append(sum(map(len, texts)) / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def compare_verdicts(folder: Path, ours: Path, theirs: Path, docs: dict[str, str]) -> dict[str, int]:
+    """Counts of agreement on citations both accept as well-formed, and the kinds of disagreement."""
+    quotes = {json.loads(line)["citation_id"]: json.loads(line)["quote"] for line in open(folder / "citations.jsonl")}
+    base = {r["citation_id"]: r["verdict"] for r in map(json.loads, open(theirs))}
+    counts = {"both_accept": 0, "same_verdict": 0, "only_punctuation_differs": 0, "other_difference": 0}
+
+    def blind(text: str) -> str:  # the public gate's normalization, punctuation read as white space
+        import unicodedata
+
+        return " ".join(re.sub(r"[^\w\s]", " ", unicodedata.normalize("NFKC", text).casefold()).split())
+
+    for row in map(json.loads, open(ours)):
+        verdict, theirs_verdict = row["gate_verdict"], base[row["citation_id"]]
+        if verdict not in ACCEPTED_BY_BOTH or theirs_verdict not in ACCEPTED_BY_BOTH:
+            continue
+        counts["both_accept"] += 1
+        if verdict == theirs_verdict:
+            counts["same_verdict"] += 1
+        elif (
+            theirs_verdict == "not_found"
+            and row["matched_doc_ids"]
+            and blind(quotes[row["citation_id"]]) in blind(docs[row["matched_doc_ids"][0]])
+        ):
+            counts["only_punctuation_differs"] += 1  # found by claimgate; a comma or stop between words for them
+        else:
+            counts["other_difference"] += 1
+    return counts
+
+
+def measure(folder: Path, repeat: int, baseline_repeat: int, with_baseline: bool) -> dict:
+    cache = folder / "index-cache"
+    cold, warm, base = [], [], []
+    timed(audit_argv(folder, folder / "warm.jsonl", cache))  # fills the cache (a cold run plus the write)
+    for i in range(repeat):
+        if with_baseline and i < baseline_repeat:
+            script = ROOT / "benchmarks" / "public_gate_baseline.py"
+            argv = [sys.executable, str(script), str(folder / "corpus.json"), str(folder / "citations.jsonl")]
+            base.append(timed([*argv, str(folder / "baseline.jsonl")]))
+        cold.append(timed(audit_argv(folder, folder / "cold.jsonl")))
+        warm.append(timed(audit_argv(folder, folder / "warm.jsonl", cache)))
+    same = (folder / "cold.jsonl").read_bytes() == (folder / "warm.jsonl").read_bytes()
+    return {"cold": cold, "warm": warm, "baseline": base, "identical": same}
+
+
+def median(runs: list[tuple[float, float]], field: int) -> float:
+    return statistics.median(r[field] for r in runs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--docs", type=int, default=20_000)
+    ap.add_argument("--citations", type=int, default=4_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--baseline-repeat", type=int, default=1, help="baseline runs (it takes about a minute each)")
+    ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--large", action="store_true", help="also cold and warm at 200,000 documents (memory)")
+    ap.add_argument("--workdir", type=Path, default=None)
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = args.workdir or Path(tmp)
+        folder = root / f"audit-{args.docs}"
+        folder.mkdir(parents=True, exist_ok=True)
+        docs = write_inputs(folder, args.docs, args.citations)
+        chars = sum(map(len, docs.values()))
+        runs = measure(folder, args.repeat, args.baseline_repeat, not args.no_baseline)
+        rate = normalization_rate(docs, args.repeat)
+        print(f"corpus: {len(docs):,} documents, {chars / 1e6:.1f} M characters; {args.citations:,} citations; "
+              f"medians of {args.repeat} whole-process runs (baseline: {len(runs['baseline'])})\n")  # fmt: skip
+        print("| run | wall s | peak RSS MiB |")
+        print("|---|---:|---:|")
+        for name in ("baseline", "cold", "warm"):
+            if runs[name]:
+                print(f"| {name} | {median(runs[name], 0):.2f} | {median(runs[name], 1):,.0f} |")
+        print("\n| measure | value | target |")
+        print("|---|---:|---|")
+        if runs["baseline"]:
+            ratio = median(runs["baseline"], 0) / median(runs["cold"], 0)
+            print(f"| cold audit vs public-gate baseline (speed-up) | {ratio:.1f}x | >= 10x |")
+        print(f"| warm vs cold (speed-up, whole process) | {median(runs['cold'], 0) / median(runs['warm'], 0):.1f}x "
+              f"| >= 5x |")  # fmt: skip
+        print(f"| normalization (in process) | {rate / 1e6:.1f} M characters/s | >= 20 M/s |")
+        print(f"| cold and warm outputs byte-identical | {runs['identical']} | True |")
+        if runs["baseline"]:
+            counts = compare_verdicts(folder, folder / "cold.jsonl", folder / "baseline.jsonl", docs)
+            print(f"| citations both accept as well-formed | {counts['both_accept']:,} | |")
+            print(f"| ... same verdict | {counts['same_verdict']:,} | |")
+            print(f"| ... differ only by punctuation between words (found by claimgate) | "
+                  f"{counts['only_punctuation_differs']:,} | |")  # fmt: skip
+            print(f"| ... other differences | {counts['other_difference']:,} | 0 |")
+        if args.large:
+            big = root / "audit-200000"
+            big.mkdir(parents=True, exist_ok=True)
+            big_docs = write_inputs(big, 200_000, args.citations)
+            big_chars = sum(map(len, big_docs.values()))
+            del big_docs
+            large = measure(big, 1, 0, False)
+            print(f"\n200,000 documents ({big_chars / 1e6:.0f} M characters), one run each:\n")
+            print("| run | wall s | peak RSS MiB | target |")
+            print("|---|---:|---:|---|")
+            print(f"| cold | {large['cold'][0][0]:.1f} | {large['cold'][0][1]:,.0f} | < 1024 MiB |")
+            print(f"| warm | {large['warm'][0][0]:.1f} | {large['warm'][0][1]:,.0f} | < 1024 MiB |")
+            runs["identical"] &= large["identical"]
+    return 0 if runs["identical"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
