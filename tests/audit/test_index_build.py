@@ -83,3 +83,18 @@ def test_packed_bigram_sort_equals_a_lexsort_and_falls_back_for_wide_ids() -> No
         order = np.lexsort((docs, keys))
         got_keys, got_docs = index_build._sorted_pairs(keys, docs)
         assert got_keys.tolist() == keys[order].tolist() and got_docs.tolist() == docs[order].tolist()
+
+
+def test_postings_stay_sorted_when_an_id_outgrows_the_packing() -> None:
+    rng = np.random.default_rng(1)
+    postings = index_build._Postings(40)
+    postings.id_bits = 4  # ids of 16 and more no longer fit: the second chunk switches to key/document pairs
+    expected = set()
+    for doc_low, high in ((0, 16), (20, 300)):
+        ids = rng.integers(0, high, size=(2, 200))
+        keys = (ids[0] << 32) | ids[1]
+        docs = rng.integers(doc_low, doc_low + 20, size=200)
+        postings.add(ids[0], docs, keys, docs)
+        expected |= set(zip(keys.tolist(), docs.tolist()))
+    _, _, bk, bd = postings.arrays()
+    assert list(zip(bk.tolist(), bd.tolist())) == sorted(expected)

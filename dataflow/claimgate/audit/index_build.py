@@ -92,36 +92,78 @@ def _sorted_pairs(keys: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.nd
     return keys, ((packed & doc_mask) + doc_low).astype(np.int32)
 
 
-class _Postings:
-    """Unigram and bigram keys with their document numbers, gathered chunk by chunk."""
+def _unique_sorted(values: np.ndarray) -> np.ndarray:
+    """``values`` sorted in place, without repeats."""
+    values.sort()
+    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
 
-    def __init__(self) -> None:
-        self.uni: list[np.ndarray] = []  # id << 32 | document number, unique per chunk
-        self.bi_keys: list[np.ndarray] = []
-        self.bi_docs: list[np.ndarray] = []
+
+class _Postings:
+    """Unigram and bigram keys with their document numbers, gathered chunk by chunk in compact form.
+
+    Unigrams as ``id << 32 | document``; bigrams packed as one uint64-sized value
+    ``id1, id2, document`` (``id_bits``, ``id_bits``, ``doc_bits``) so that one sort
+    orders them by key then document; should an id outgrow ``id_bits`` (a vocabulary
+    over about a million tokens per 2^20 documents) they are kept as key/document pairs.
+    """
+
+    def __init__(self, n_docs: int) -> None:
+        self.doc_bits = max(1, (n_docs - 1).bit_length())
+        self.id_bits = (63 - self.doc_bits) // 2
+        self.uni: list[np.ndarray] = []
+        self.bi: list[np.ndarray] = []
+        self.wide: tuple[list[np.ndarray], list[np.ndarray]] | None = None
 
     def add(self, uni_keys, uni_docs, bi_keys, bi_docs) -> None:
-        uni = np.sort((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64))
-        self.uni.append(uni[np.concatenate([[True], uni[1:] != uni[:-1]])] if len(uni) else uni)
+        self.uni.append(_unique_sorted((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64)))
         bi_keys = np.asarray(bi_keys, np.int64)
         bi_docs = np.asarray(bi_docs, np.int64)
-        bi_keys, bi_docs = _sorted_pairs(bi_keys, bi_docs)
-        fresh = np.ones(len(bi_keys), dtype=bool)
-        fresh[1:] = (bi_keys[1:] != bi_keys[:-1]) | (bi_docs[1:] != bi_docs[:-1])
-        self.bi_keys.append(bi_keys[fresh])
-        self.bi_docs.append(bi_docs[fresh])
+        if len(bi_keys) == 0:
+            return
+        id1, id2 = bi_keys >> 32, bi_keys & 0xFFFFFFFF
+        if self.wide is None and max(int(id1.max()), int(id2.max())) < (1 << self.id_bits):
+            self.bi.append(_unique_sorted((id1 << (self.id_bits + self.doc_bits)) | (id2 << self.doc_bits) | bi_docs))
+            return
+        if self.wide is None:  # an id outgrew the packing: unpack what is there
+            self.wide = ([], [])
+            for packed in self.bi:
+                keys, docs = self._unpacked(packed)
+                self.wide[0].append(keys)
+                self.wide[1].append(docs)
+            self.bi = []
+        keys, docs = _sorted_pairs(bi_keys, bi_docs)
+        fresh = np.ones(len(keys), dtype=bool)
+        fresh[1:] = (keys[1:] != keys[:-1]) | (docs[1:] != docs[:-1])
+        self.wide[0].append(keys[fresh])
+        self.wide[1].append(docs[fresh])
+
+    def _unpacked(self, packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, docs)`` of packed bigrams; ``packed`` becomes the keys, in blocks (no full-size temporary)."""
+        docs = np.empty(len(packed), dtype=np.int32)
+        doc_mask, id_mask, shift = (1 << self.doc_bits) - 1, (1 << self.id_bits) - 1, self.id_bits + self.doc_bits
+        for lo in range(0, len(packed), 1 << 20):
+            block = packed[lo : lo + (1 << 20)]
+            docs[lo : lo + len(block)] = block & doc_mask
+            block[:] = ((block >> shift) << 32) | ((block >> self.doc_bits) & id_mask)
+        return packed, docs
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(uni_keys, uni_docs, bi_keys, bi_docs)`` sorted by key, documents ascending per key."""
-        uni = np.sort(np.concatenate(self.uni)) if self.uni else np.empty(0, np.int64)
+        uni = np.concatenate(self.uni) if self.uni else np.empty(0, np.int64)
         self.uni = []
-        uni_keys, uni_docs = uni >> 32, (uni & 0xFFFFFFFF).astype(np.int32)
-        del uni
-        bk = np.concatenate(self.bi_keys) if self.bi_keys else np.empty(0, np.int64)
-        bd = np.concatenate(self.bi_docs) if self.bi_docs else np.empty(0, np.int32)
-        self.bi_keys, self.bi_docs = [], []
-        order = np.argsort(bk, kind="stable")  # stable: chunks are in document order
-        return uni_keys, uni_docs, bk[order], bd[order]
+        uni.sort()
+        uni_docs = (uni & 0xFFFFFFFF).astype(np.int32)
+        uni >>= 32  # in place: the keys
+        if self.wide is not None:
+            bk, bd = np.concatenate(self.wide[0]), np.concatenate(self.wide[1])
+            self.wide = None
+            order = np.argsort(bk, kind="stable")  # stable: chunks are in document order
+            return uni, uni_docs, bk[order], bd[order]
+        packed = np.concatenate(self.bi) if self.bi else np.empty(0, np.int64)
+        self.bi = []
+        packed.sort()  # key, then document: the packing's order
+        bk, bd = self._unpacked(packed)
+        return uni, uni_docs, bk, bd
 
 
 def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
@@ -219,7 +261,7 @@ def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
         if not isinstance(documents[doc_id], str):
             raise TypeError(f"normalize_text expects str, got {type(documents[doc_id]).__name__}")
     vocab = _Vocabulary()
-    postings = _Postings()
+    postings = _Postings(len(doc_ids))
     docs: list[IndexedDocument] = []
     for numbers in _chunks(doc_ids, documents):
         docs.extend(_index_chunk(numbers, doc_ids, documents, vocab, postings))

@@ -39,6 +39,7 @@ import numpy as np
 
 from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument
 from claimgate.audit.fast_normalize import NORMALIZER_VERSION
+from claimgate.errors import OutputError
 from claimgate.io.atomic import write_atomic
 
 #: Version of the file layout below; bump on any change to it or to ``CorpusIndex``'s fields.
@@ -168,6 +169,6 @@ def cached_corpus_index(
         index = build(documents)
         try:
             store_index(cache_dir, key, index)
-        except OSError as exc:
+        except (OSError, OutputError) as exc:
             print(f"warning: index cache not written: {exc}", file=sys.stderr)
     return index

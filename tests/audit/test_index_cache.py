@@ -1,0 +1,114 @@
+"""The on-disk corpus index: loaded only for the same documents and normalizer, never changing a result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from claimgate.api import Audit
+from claimgate.audit import index_cache
+from claimgate.audit.corpus_index import build_corpus_index
+from claimgate.synthetic.audit_inputs import make_corpus
+
+from tests.audit.test_index_build import _readable
+from tests.helpers import FIXTURES, run_cli
+
+DOCS, _, _, _ = make_corpus(60, 5)
+CITATIONS = [
+    {"citation_id": "real", "doc_id": "doc000003", "quote": " ".join(DOCS["doc000003"].split()[10:22])},
+    {"citation_id": "elsewhere", "doc_id": "doc000004", "quote": " ".join(DOCS["doc000007"].split()[30:40])},
+]
+
+
+def _counting_build(monkeypatch) -> list[int]:
+    calls: list[int] = []
+
+    def build(documents):
+        calls.append(len(documents))
+        return build_corpus_index(documents)
+
+    monkeypatch.setattr("claimgate.audit.stages.build_corpus_index", build)
+    return calls
+
+
+def test_cached_index_equals_the_built_index(tmp_path: Path) -> None:
+    key = index_cache.corpus_key(DOCS)
+    index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    loaded = index_cache.load_index(tmp_path, key, DOCS)
+    assert loaded is not None
+    assert _readable(loaded) == _readable(build_corpus_index(DOCS))
+
+
+def test_second_audit_of_the_same_corpus_loads_the_index_and_gives_the_same_rows(tmp_path, monkeypatch) -> None:
+    calls = _counting_build(monkeypatch)
+    first = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
+    second = Audit.from_corpus(dict(DOCS), cache=tmp_path).check(CITATIONS)
+    assert calls == [len(DOCS)]  # built once, then loaded
+    assert first.to_json() == second.to_json()
+    assert list(first["gate_verdict"]) == ["found", "misattributed"]
+
+
+def test_edited_corpus_is_rebuilt_not_loaded(tmp_path, monkeypatch) -> None:
+    calls = _counting_build(monkeypatch)
+    Audit.from_corpus(DOCS, cache=tmp_path)
+    edited = dict(DOCS, doc000003=DOCS["doc000003"].replace(DOCS["doc000003"].split()[12], "zzzedited", 1))
+    rows = Audit.from_corpus(edited, cache=tmp_path).check(CITATIONS)
+    assert calls == [len(DOCS), len(DOCS)]
+    assert rows["gate_verdict"][0] == "not_found"  # the quote's word is gone from the edited document
+
+
+def test_renamed_document_is_a_different_corpus() -> None:
+    renamed = {("x" + k if k == "doc000001" else k): v for k, v in DOCS.items()}
+    assert index_cache.corpus_key(renamed) != index_cache.corpus_key(DOCS)
+
+
+def test_other_normalizer_version_is_not_loaded(tmp_path, monkeypatch) -> None:
+    key = index_cache.corpus_key(DOCS)
+    index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    monkeypatch.setattr(index_cache, "NORMALIZER_VERSION", index_cache.NORMALIZER_VERSION + 1)
+    assert index_cache.corpus_key(DOCS) != key
+    assert index_cache.load_index(tmp_path, key, DOCS) is None  # same file, header of another version
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_key_header"])
+def test_damaged_cache_file_is_ignored_and_rebuilt(tmp_path, monkeypatch, damage) -> None:
+    key = index_cache.corpus_key(DOCS)
+    path = index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not an index")
+    else:
+        lines = data.split(b"\n", 2)
+        header = json.loads(lines[1])
+        header["key"] = "0" * 64
+        path.write_bytes(lines[0] + b"\n" + json.dumps(header).encode() + b"\n" + lines[2])
+    assert index_cache.load_index(tmp_path, key, DOCS) is None
+    calls = _counting_build(monkeypatch)
+    rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
+    assert calls == [len(DOCS)] and list(rows["gate_verdict"]) == ["found", "misattributed"]
+    assert index_cache.load_index(tmp_path, key, DOCS) is not None  # written again
+
+
+def test_unwritable_cache_folder_warns_and_audits(tmp_path, capsys) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    rows = Audit.from_corpus(DOCS, cache=blocker / "cache").check(CITATIONS)
+    assert list(rows["gate_verdict"]) == ["found", "misattributed"]
+    assert "warning: index cache not written" in capsys.readouterr().err
+
+
+def test_audit_command_with_cache_writes_the_same_bytes_cold_and_warm(tmp_path: Path) -> None:
+    corpus, citations = FIXTURES / "audit" / "corpus.json", FIXTURES / "audit" / "citations.jsonl"
+    outputs = []
+    for run in ("cold", "warm", "plain"):
+        out = tmp_path / f"{run}.jsonl"
+        cache = [] if run == "plain" else ["--cache", str(tmp_path / "cache")]
+        args = ("audit", "--corpus", str(corpus), "--citations", str(citations), "--output", str(out), "--quiet")
+        done = run_cli(*args, *cache)
+        assert done.returncode == 0, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert len(list((tmp_path / "cache").glob("corpus-index-*.bin"))) == 1
