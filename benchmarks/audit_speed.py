@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,11 +72,12 @@ def timed(argv: list[str]) -> tuple[float, float]:
 def audit_argv(folder: Path, output: Path, cache: Path | None = None) -> list[str]:
     argv = [sys.executable, str(ROOT / "run_pipeline.py"), "audit", "--corpus", str(folder / "corpus.json")]
     argv += ["--citations", str(folder / "citations.jsonl"), "--output", str(output), "--quiet"]
+    argv += ["--max-corpus-bytes", str(1 << 30)]  # the 200,000-document corpus is 185 MB
     return argv + (["--cache", str(cache)] if cache is not None else [])
 
 
-def normalization_rate(docs: dict[str, str], repeat: int) -> float:
-    """Median characters per second of ``normalized_chunk`` over the corpus, in chunks as the build makes them."""
+def normalization_rate(docs: dict[str, str], repeat: int) -> tuple[float, float]:
+    """Median characters per second (wall, CPU) of ``normalized_chunk`` over the corpus, chunked as the build does."""
     texts = [docs[d] for d in sorted(docs)]
     chunks, current, size = [], [], 0
     for text in texts:
@@ -86,13 +88,15 @@ def normalization_rate(docs: dict[str, str], repeat: int) -> float:
             current, size = [], 0
     if current:
         chunks.append(current)
-    rates = []
+    rates, cpu_rates = [], []
+    chars = sum(map(len, texts))
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for chunk in chunks:
             normalized_chunk(chunk)
-        rates.append(sum(map(len, texts)) / (time.perf_counter() - t0))
-    return statistics.median(rates)
+        rates.append(chars / (time.perf_counter() - t0))
+        cpu_rates.append(chars / (time.process_time() - c0))
+    return statistics.median(rates), statistics.median(cpu_rates)
 
 
 def compare_verdicts(folder: Path, ours: Path, theirs: Path, docs: dict[str, str]) -> dict[str, int]:
@@ -101,9 +105,9 @@ def compare_verdicts(folder: Path, ours: Path, theirs: Path, docs: dict[str, str
     base = {r["citation_id"]: r["verdict"] for r in map(json.loads, open(theirs))}
     counts = {"both_accept": 0, "same_verdict": 0, "only_punctuation_differs": 0, "other_difference": 0}
 
-    def blind(text: str) -> str:  # the public gate's normalization, punctuation read as white space
-        import unicodedata
-
+    def blind(text: str) -> str:
+        """The public gate's normalization with punctuation read as white space and line-end hyphens joined."""
+        text = re.sub(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])", "", text)
         return " ".join(re.sub(r"[^\w\s]", " ", unicodedata.normalize("NFKC", text).casefold()).split())
 
     for row in map(json.loads, open(ours)):
@@ -118,7 +122,7 @@ def compare_verdicts(folder: Path, ours: Path, theirs: Path, docs: dict[str, str
             and row["matched_doc_ids"]
             and blind(quotes[row["citation_id"]]) in blind(docs[row["matched_doc_ids"][0]])
         ):
-            counts["only_punctuation_differs"] += 1  # found by claimgate; a comma or stop between words for them
+            counts["only_punctuation_differs"] += 1  # found by claimgate; for them a comma, stop or line-end hyphen
         else:
             counts["other_difference"] += 1
     return counts
@@ -176,13 +180,14 @@ def main() -> int:
             print(f"| cold audit vs public-gate baseline (speed-up) | {ratio:.1f}x | >= 10x |")
         print(f"| warm vs cold (speed-up, whole process) | {median(runs['cold'], 0) / median(runs['warm'], 0):.1f}x "
               f"| >= 5x |")  # fmt: skip
-        print(f"| normalization (in process) | {rate / 1e6:.1f} M characters/s | >= 20 M/s |")
+        print(f"| normalization (in process, wall clock) | {rate[0] / 1e6:.1f} M characters/s | >= 20 M/s |")
+        print(f"| normalization (in process, CPU time) | {rate[1] / 1e6:.1f} M characters/s | >= 20 M/s |")
         print(f"| cold and warm outputs byte-identical | {runs['identical']} | True |")
         if runs["baseline"]:
             counts = compare_verdicts(folder, folder / "cold.jsonl", folder / "baseline.jsonl", docs)
             print(f"| citations both accept as well-formed | {counts['both_accept']:,} | |")
             print(f"| ... same verdict | {counts['same_verdict']:,} | |")
-            print(f"| ... differ only by punctuation between words (found by claimgate) | "
+            print(f"| ... differ only by punctuation or a line-end hyphen between words (found by claimgate) | "
                   f"{counts['only_punctuation_differs']:,} | |")  # fmt: skip
             print(f"| ... other differences | {counts['other_difference']:,} | 0 |")
         if args.large:
