@@ -160,23 +160,40 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if output.suffix.lower() not in GATE_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(GATE_OUTPUTS)}")
     check_execution_options(args)
-    run = drivers.run_gate(
-        args.manifest,
-        args.cases,
-        args.schema,
-        max_source_bytes=args.max_source_bytes,
-        executor=args.executor,
-        scheduler=args.scheduler,
-        partition_rows=args.partition_rows,
-        progress=_progress_enabled(args),
-    )
-    with drivers.gc_paused():  # tens of thousands of entry dicts: no collector passes over them while built
-        document = drivers.gate_document(run, fixture_kind="user-supplied")
-        write_gate_output(output, run, document)
-    if not args.quiet:
-        if len(run.results) <= 50:
-            print(drivers.summary_table(run))
+    if output.suffix.lower() == ".jsonl" and not args.pictures:
+        # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
+        from claimgate.execution import streaming
+
+        settings = streaming.StreamSettings(
+            chunk_rows=args.partition_rows if args.executor != "local" else streaming.LOCAL_CHUNK_ROWS,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            progress=_progress_enabled(args),
+            quiet=args.quiet or not getattr(args, "debug", False),
+        )
+        run = streaming.stream_gate(
+            args.manifest, args.cases, output, args.schema, max_source_bytes=args.max_source_bytes, settings=settings
+        )
+        cases, counts = run.cases, run.status_counts()
+    else:
+        run = drivers.run_gate(
+            args.manifest,
+            args.cases,
+            args.schema,
+            max_source_bytes=args.max_source_bytes,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            partition_rows=args.partition_rows,
+            progress=_progress_enabled(args),
+        )
+        with drivers.gc_paused():  # tens of thousands of entry dicts: no collector passes over them while built
+            document = drivers.gate_document(run, fixture_kind="user-supplied")
+            write_gate_output(output, run, document)
+        cases = len(run.results)
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
+    if not args.quiet:
+        if cases <= 50:
+            print(drivers.summary_table(run))
         print(counts.to_string(index=False))
         print(f"wrote {output}")
     if args.pictures:

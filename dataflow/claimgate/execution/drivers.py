@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 from hamilton import driver, lifecycle
 
-import claimgate  # noqa: F401  (sets the telemetry variable before Hamilton loads plugins)
+import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
 from claimgate.audit import batching as audit_batching
 from claimgate.audit import loading as audit_loading
 from claimgate.audit import stages as audit_stages
@@ -76,14 +76,77 @@ def gc_paused() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def task_executor(executor: str, scheduler: str | None = None, workers: int = 2) -> Iterator[object | None]:
+def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[object]:
+    """A ``dask.distributed.Client``, closed on exit (with its cluster when it made one).
+
+    Connects to ``scheduler`` (an address such as ``tcp://host:8786``) or, without
+    one, to a ``LocalCluster`` of ``workers`` single-threaded processes with no
+    dashboard and Dask's logs at ERROR. Raises ``UsageError`` when the scheduler
+    cannot be reached.
+    """
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="15s")
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        cluster = None
+    else:
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def ray_init_config(scheduler: str | None = None, quiet: bool = True) -> dict:
+    """Keyword arguments for ``ray.init``: no dashboard, and with ``quiet`` no Ray log lines on the console.
+
+    Ray's usage reporting is off for the whole process (``RAY_USAGE_STATS_ENABLED=0``,
+    set by ``import claimgate``). With ``quiet``, Ray logs at ERROR and its workers'
+    output is not forwarded to the driver's console.
+    """
+    config: dict = {"include_dashboard": False}
+    if scheduler:
+        config["address"] = scheduler
+    if quiet:
+        config.update(logging_level=logging.ERROR, log_to_driver=False)
+    return config
+
+
+@contextlib.contextmanager
+def ray_session(scheduler: str | None = None, quiet: bool = True) -> Iterator[None]:
+    """``ray.init`` (``ray_init_config``) on entry and ``ray.shutdown`` on exit."""
+    import ray
+
+    ray.init(**ray_init_config(scheduler, quiet))
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@contextlib.contextmanager
+def task_executor(
+    executor: str, scheduler: str | None = None, workers: int = 2, quiet: bool = True
+) -> Iterator[object | None]:
     """A Hamilton task executor for ``executor`` (``None`` for ``local``), closed on exit.
 
-    ``dask`` connects a ``dask.distributed.Client`` to ``scheduler`` (an address such
-    as ``tcp://host:8786``) or, without one, to a ``LocalCluster`` of ``workers``
-    single-threaded processes with no dashboard; both are closed on exit. ``ray``
-    needs the optional ``ray`` extra. Raises ``ValueError`` for an unknown name or a
-    missing extra (``check_executor``), before anything is started.
+    ``dask`` runs on a ``dask_client``; ``ray`` needs the optional ``ray`` extra and
+    starts Ray with ``ray_init_config`` (``quiet``: no Ray log lines). Each plugin module
+    (``hamilton.plugins.h_dask``, ``h_ray``) is imported here, explicitly: claimgate
+    turns Hamilton's extension autoloading off. Raises ``ValueError`` for an unknown
+    name or a missing extra (``check_executor``), before anything is started.
     """
     check_executor(executor)
     if executor == "local":
@@ -93,34 +156,14 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
 
         yield MultiProcessingExecutor(max_tasks=workers)
     elif executor == "dask":
-        from dask.distributed import Client, LocalCluster
         from hamilton.plugins.h_dask import DaskExecutor
 
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="15s")
-            except (OSError, TimeoutError) as exc:
-                raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-            cluster = None
-        else:
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = Client(cluster)
-        try:
+        with dask_client(scheduler, workers) as client:
             yield DaskExecutor(client=client)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
     else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself
         from hamilton.plugins.h_ray import RayTaskExecutor
 
-        yield RayTaskExecutor(ray_init_config={"address": scheduler} if scheduler else None)
+        yield RayTaskExecutor(ray_init_config=ray_init_config(scheduler, quiet))
 
 
 class ProgressBar(

@@ -18,7 +18,7 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 
 import orjson
@@ -30,19 +30,26 @@ from claimgate.io.sources import read_utf8_text
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
 
 
+def iter_jsonl_rows(lines: Iterable[str], name: str, reason: str) -> Iterator[object]:
+    """Decoded rows of JSONL ``lines`` (as ``str.splitlines`` gives them); blank lines are skipped.
+
+    Raises ``IngestionError`` ``reason`` naming the 1-based line (blank lines counted) of
+    the first line that is not JSON.
+    """
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise IngestionError(reason, f"{name} line {number}: {exc.msg}") from None
+
+
 def _read_json_rows(path: Path, reason: str) -> list:
     """Rows of a JSON list or JSONL file, each the raw decoded value."""
     text = read_utf8_text(path, reason, "table")
     if path.suffix.lower() == ".jsonl":
-        rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise IngestionError(reason, f"{path.name} line {number}: {exc.msg}") from None
-        return rows
+        return list(iter_jsonl_rows(text.splitlines(), path.name, reason))
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -52,23 +59,30 @@ def _read_json_rows(path: Path, reason: str) -> list:
     return document
 
 
-def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
-    """Rows of a CSV file with a header, every cell a string."""
-    text = read_utf8_text(path, reason, "table")
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows = []
+def iter_csv_rows(stream: Iterable[str], name: str, reason: str, required: tuple[str, ...]) -> Iterator[dict]:
+    """Rows of a CSV text stream with a header (opened with ``newline=""``), every cell a string.
+
+    Raises ``IngestionError`` ``reason`` when the header lacks a ``required`` column, a
+    row has the wrong number of fields or the CSV cannot be parsed (naming the line).
+    """
+    reader = csv.DictReader(stream, strict=True)
     try:
         missing = [c for c in required if c not in (reader.fieldnames or [])]
         if missing:
-            raise IngestionError(reason, f"{path.name}: header lacks {', '.join(missing)}")
+            raise IngestionError(reason, f"{name}: header lacks {', '.join(missing)}")
         for row in reader:
             # reader.line_num is the physical line the row ended on (a quoted cell may span lines).
             if None in row or any(v is None for v in row.values()):
-                raise IngestionError(reason, f"{path.name} line {reader.line_num}: wrong number of fields")
-            rows.append(row)
+                raise IngestionError(reason, f"{name} line {reader.line_num}: wrong number of fields")
+            yield row
     except csv.Error as exc:
-        raise IngestionError(reason, f"{path.name} line {reader.line_num}: {exc}") from None
-    return rows
+        raise IngestionError(reason, f"{name} line {reader.line_num}: {exc}") from None
+
+
+def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
+    """Rows of a CSV file with a header, every cell a string."""
+    text = read_utf8_text(path, reason, "table")
+    return list(iter_csv_rows(io.StringIO(text, newline=""), path.name, reason, required))
 
 
 def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
@@ -82,6 +96,18 @@ def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
     except Exception as exc:  # pyarrow raises several types for a broken file
         raise IngestionError(reason, f"{path.name}: {exc}") from None
     return table.to_pylist()
+
+
+CSV_CASE_COLUMNS = ("case_id", "candidate_ids", "requested_version", "claim_key")
+
+
+def csv_case_row(row: dict) -> dict:
+    """A CSV case row as a request: ``candidate_ids`` split on ``;`` (``""`` is ``[]``), an empty ``operation`` dropped."""
+    cell = row["candidate_ids"]
+    row["candidate_ids"] = cell.split(";") if cell != "" else []
+    if row.get("operation", None) == "":
+        del row["operation"]
+    return row
 
 
 def read_case_rows(cases_path: str | Path) -> list:
@@ -98,19 +124,15 @@ def read_case_rows(cases_path: str | Path) -> list:
     if suffix in (".json", ".jsonl"):
         return _read_json_rows(path, reason)
     if suffix == ".csv":
-        rows = _read_csv_rows(path, reason, ("case_id", "candidate_ids", "requested_version", "claim_key"))
-        for row in rows:
-            cell = row["candidate_ids"]
-            row["candidate_ids"] = cell.split(";") if cell != "" else []
-            if row.get("operation", None) == "":
-                del row["operation"]
-        return rows
+        return [csv_case_row(row) for row in _read_csv_rows(path, reason, CSV_CASE_COLUMNS)]
     if suffix == ".parquet":
         return _read_parquet_rows(path, reason)
     raise IngestionError(reason, f"{path.name}: unknown format (use {', '.join(CASE_TABLE_FORMATS)})")
 
 
-def case_table_frame(rows: list) -> pd.DataFrame:
+def case_table_frame(
+    rows: list, first_position: int = 0, seen: set[str] | None = None, remembered: Container[str] | None = None
+) -> pd.DataFrame:
     """Frame of raw case rows, with the checks that need the whole table.
 
     Columns: ``position`` (int64, 0-based row number), ``case_id`` (object: the
@@ -118,10 +140,15 @@ def case_table_frame(rows: list) -> pd.DataFrame:
     (str: ``""`` or why the row is ``invalid_case``: its ``case_id`` is not a non-empty
     string, or repeats an earlier row's). Duplicates are found over the whole table
     here, so a partitioned run refuses exactly the rows a whole run does.
+
+    For a table read in consecutive chunks (``io.case_stream``): ``first_position`` is
+    the position of ``rows[0]``, ``seen`` the case ids of earlier chunks (updated in
+    place), and ``remembered`` the ids worth adding to ``seen`` (those that occur more
+    than once in the table; default: every id).
     """
     case_ids: list = []
     problems: list[str] = []
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     for row in rows:
         case_id = row.get("case_id") if isinstance(row, dict) else None
         problem = ""
@@ -131,11 +158,12 @@ def case_table_frame(rows: list) -> pd.DataFrame:
             problem = "case_id must be a non-empty string"
         elif case_id in seen:
             problem = f"case_id {case_id!r} repeats an earlier row"
-        if isinstance(case_id, str):
+        if isinstance(case_id, str) and (remembered is None or case_id in remembered):
             seen.add(case_id)
         case_ids.append(case_id if isinstance(case_id, str) and case_id else None)
         problems.append(problem)
-    frame = pd.DataFrame({"position": range(len(rows)), "case_id": pd.Series(case_ids, dtype=object)})
+    positions = range(first_position, first_position + len(rows))
+    frame = pd.DataFrame({"position": positions, "case_id": pd.Series(case_ids, dtype=object)})
     frame["request"] = pd.Series(rows, dtype=object) if rows else pd.Series([], dtype=object)
     frame["case_problem"] = pd.Series(problems, dtype="str")
     return frame.astype({"position": "int64"})

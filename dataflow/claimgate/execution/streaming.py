@@ -1,0 +1,262 @@
+"""Streaming the gate: decide a case table chunk by chunk and write JSONL lines as each chunk completes.
+
+Why: a whole-table run holds every raw row, every frame and every result object at
+once, so its memory grows with the table (about 2.6 GiB at 500,000 cases). A
+streamed run holds one chunk at a time (a few per worker with an executor), so its
+peak memory depends on ``chunk_rows``, not on the table's length.
+
+How: the table-wide values are computed once through the gate's driver — the
+verified sources, the claim schema and, when the graph has them, every source's
+parsed claims and directive errors (``TABLE_CONSTANTS``) — and passed as overrides to
+one execution of the same driver per chunk, which asks for the final node
+``gate_results``. A chunk's result rows become its JSONL lines (``jsonl_chunk``); the
+lines are written in case-table order into one temporary file that replaces the
+output only when every chunk is written (``tables.write_atomic``). The decision nodes
+are the same functions as in a whole-table run and the case chunks carry the whole
+table's positions and duplicate checks (``io.case_stream``), so the bytes are the
+same (tested).
+
+With ``executor="dask"`` (or ``"multiprocessing"``, ``"ray"``) the workers decide the
+chunks: the table-wide values are sent to each worker once, at most ``window``
+chunks are in flight, and the driver writes each chunk's bytes as soon as it and the
+chunks before it are done, never holding every result.
+
+What it does not do: write a ``.json`` document (one JSON object around every case)
+or ``.parquet``; those need the whole result, and the command line runs the
+whole-table gate for them (``drivers.run_gate``).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+import logging
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from claimgate.execution import drivers
+from claimgate.io.case_stream import CaseChunks
+from claimgate.io.tables import jsonl_line, write_atomic
+
+#: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
+TABLE_CONSTANTS = ("verified_sources", "claim_schema", "parsed_claims", "directive_errors")
+#: Rows per chunk of a local streamed run: about 200 MiB of chunk state on the benchmark's shapes.
+LOCAL_CHUNK_ROWS = 25_000
+#: Cases shown one per line in the command's summary table (as in a whole-table run).
+SUMMARY_ROWS = 50
+_SUMMARY_COLUMNS = ["position", "case_id", "status", "reason", "decided_at", "detail"]
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """How a streamed run is cut and where it runs.
+
+    ``chunk_rows``: cases per chunk (at least 1). ``executor``: ``local``, ``dask``,
+    ``multiprocessing`` or ``ray``; ``scheduler``: a Dask scheduler or Ray address
+    (``None``: a local cluster of ``workers`` processes). ``window``: chunks in flight
+    on an executor (``None``: twice ``workers``). ``progress``: a bar of chunks on a
+    terminal's stderr. ``quiet``: keep the executor's own logging off stderr.
+    """
+
+    chunk_rows: int = LOCAL_CHUNK_ROWS
+    executor: str = "local"
+    scheduler: str | None = None
+    workers: int = 2
+    window: int | None = None
+    progress: bool = False
+    quiet: bool = True
+
+
+@dataclass
+class StreamedGate:
+    """What a streamed run returns: how many cases, counts by (status, reason), the first rows' decisions.
+
+    ``results`` has the columns of ``gate_results`` but ``result`` for the first
+    ``SUMMARY_ROWS + 1`` cases only (enough for ``drivers.summary_table``).
+    """
+
+    cases: int = 0
+    counts: collections.Counter = field(default_factory=collections.Counter)
+    results: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=_SUMMARY_COLUMNS))
+
+    def status_counts(self) -> pd.DataFrame:
+        """Cases per ``status, reason``, sorted by both (the frame a whole run's ``groupby`` gives)."""
+        rows = sorted((status, reason, cases) for (status, reason), cases in self.counts.items())
+        frame = pd.DataFrame(rows, columns=["status", "reason", "cases"])
+        return frame.astype({"status": "str", "reason": "str", "cases": "int64"})
+
+
+def table_constants(
+    manifest_path: str | Path, schema_path: str | Path | None = None, max_source_bytes: int | None = None
+) -> dict:
+    """The values of ``TABLE_CONSTANTS`` for a manifest and schema, computed once through the gate's driver.
+
+    ``parsed_claims`` and ``directive_errors`` are computed with every verified source
+    eligible, so each source is parsed once for the whole table; a chunk only ever
+    joins them with its own eligible sources, so a source no case can use changes
+    nothing. Raises ``IngestionError`` (``hash_mismatch``, ``invalid_manifest``, …) as
+    a whole-table run does.
+    """
+    inputs: dict = {"manifest_path": str(manifest_path), "schema_path": str(schema_path or "")}
+    if max_source_bytes is not None:
+        inputs["max_source_bytes"] = max_source_bytes
+    dr = drivers.gate_driver()
+    loaded = dr.execute(["verified_sources", "claim_schema"], inputs=inputs)
+    available = {variable.name for variable in dr.list_available_variables()}
+    parsed = [name for name in ("parsed_claims", "directive_errors") if name in available]
+    if "eligible_sources" in available and parsed:
+        every_source = pd.DataFrame({"source_id": loaded["verified_sources"]["source_id"]})
+        overrides = {**loaded, "eligible_sources": every_source}
+        loaded.update(dr.execute(parsed, inputs=inputs, overrides=overrides))
+    return loaded
+
+
+def jsonl_chunk(case_table: pd.DataFrame, gate_results: pd.DataFrame) -> bytes:
+    """The JSONL lines of one chunk (``drivers.case_entry`` per case, newline-terminated), in table order."""
+    lines = [
+        jsonl_line(drivers.case_entry(request, case_id, result))
+        for request, case_id, result in zip(case_table["request"], gate_results["case_id"], gate_results["result"])
+    ]
+    return b"\n".join(lines) + b"\n" if lines else b""
+
+
+@dataclass
+class DecidedChunk:
+    """One decided chunk: its JSONL bytes, its counts by ``(status, reason)``, its first rows' decisions."""
+
+    lines: bytes
+    cases: int
+    counts: dict
+    head: pd.DataFrame | None
+
+
+_DRIVER = None  # one driver per process (the command's, or a worker's), built on first use
+
+
+def decided_chunk(case_table: pd.DataFrame, constants: dict) -> DecidedChunk:
+    """Decide one chunk of the case table with the gate's driver; runs in the driver process or on a worker."""
+    global _DRIVER
+    if _DRIVER is None:
+        _DRIVER = drivers.gate_driver()
+    with drivers.gc_paused():
+        results = _DRIVER.execute(["gate_results"], overrides={**constants, "case_rows": case_table})["gate_results"]
+        lines = jsonl_chunk(case_table, results)
+    counts = results.groupby(["status", "reason"]).size().to_dict()
+    first = int(case_table["position"].iloc[0]) if len(case_table) else 0
+    head = results.loc[:, _SUMMARY_COLUMNS].iloc[: SUMMARY_ROWS + 1] if first <= SUMMARY_ROWS else None
+    return DecidedChunk(lines, len(results), counts, head)
+
+
+_WORKER_CONSTANTS: dict = {}
+
+
+def _install_constants(constants: dict) -> None:
+    """Process-pool initializer: keep the table-wide values in the worker."""
+    _WORKER_CONSTANTS.update(constants)
+
+
+def _decided_with_installed(case_table: pd.DataFrame) -> DecidedChunk:
+    return decided_chunk(case_table, _WORKER_CONSTANTS)
+
+
+def _in_order(futures: Iterable, result: Callable, window: int) -> Iterator[DecidedChunk]:
+    """Results of ``futures`` in submission order, with at most ``window`` submitted and not yet returned."""
+    pending: collections.deque = collections.deque()
+    for future in futures:
+        pending.append(future)
+        if len(pending) >= window:
+            yield result(pending.popleft())
+    while pending:
+        yield result(pending.popleft())
+
+
+@contextlib.contextmanager
+def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: StreamSettings) -> Iterator:
+    """An iterator of ``DecidedChunk`` in table order, decided on ``settings.executor`` (closed on exit)."""
+    window = settings.window or 2 * settings.workers
+    if settings.executor == "local":
+        yield (decided_chunk(chunk, constants) for chunk in chunks)
+    elif settings.executor == "dask":
+        with drivers.dask_client(settings.scheduler, settings.workers) as client:
+            shared = client.scatter(constants, broadcast=True)
+            futures = (client.submit(decided_chunk, chunk, shared, pure=False) for chunk in chunks)
+            yield _in_order(futures, lambda future: future.result(), window)
+    elif settings.executor == "multiprocessing":
+        import concurrent.futures
+        import multiprocessing
+
+        pool = concurrent.futures.ProcessPoolExecutor(
+            settings.workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_install_constants, initargs=(constants,),
+        )  # fmt: skip
+        with pool:
+            futures = (pool.submit(_decided_with_installed, chunk) for chunk in chunks)
+            yield _in_order(futures, lambda future: future.result(), window)
+    elif settings.executor == "ray":
+        import ray
+
+        with drivers.ray_session(settings.scheduler, settings.quiet):
+            shared = ray.put(constants)
+            remote = ray.remote(decided_chunk)
+            yield _in_order((remote.remote(chunk, shared) for chunk in chunks), ray.get, window)
+    else:
+        drivers.check_executor(settings.executor)  # raises for an unknown name
+        raise ValueError(f"executor {settings.executor!r} cannot stream")
+
+
+def _progress(chunks: Iterable[DecidedChunk], enabled: bool) -> Iterable[DecidedChunk]:
+    if not enabled:
+        return chunks
+    import tqdm
+
+    return tqdm.tqdm(chunks, desc="gate", unit="chunks", file=sys.stderr, disable=None, leave=False)
+
+
+def stream_gate(
+    manifest_path: str | Path,
+    cases_path: str | Path,
+    output_path: str | Path,
+    schema_path: str | Path | None = None,
+    *,
+    max_source_bytes: int | None = None,
+    settings: StreamSettings = StreamSettings(),
+) -> StreamedGate:
+    """Decide a case table chunk by chunk and write its JSONL output atomically; return the run's summary.
+
+    The output's bytes equal those of a whole-table run written with
+    ``tables.write_jsonl`` (one ``drivers.case_entry`` per line, in case-table order).
+    Raises ``IngestionError`` for a refused case table, manifest, source or schema (in
+    that order, as a whole-table run), before anything is written; ``OutputError``
+    when the output cannot be written; ``ValueError`` for an unknown executor or
+    ``chunk_rows`` < 1. Nothing is written unless every chunk is decided.
+    """
+    drivers.check_executor(settings.executor)
+    chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
+    constants = table_constants(manifest_path, schema_path, max_source_bytes)
+    summary = StreamedGate()
+    heads: list[pd.DataFrame] = []
+
+    def write(handle: io.BufferedWriter) -> None:
+        with decided_chunks(chunks, constants, settings) as decided:
+            for chunk in _progress(decided, settings.progress):
+                handle.write(chunk.lines)
+                summary.cases += chunk.cases
+                summary.counts.update(chunk.counts)
+                if chunk.head is not None:
+                    heads.append(chunk.head)
+
+    write_atomic(output_path, write)
+    if heads:
+        summary.results = pd.concat(heads, ignore_index=True).iloc[: SUMMARY_ROWS + 1]
+    return summary
+
+
+def quiet_executor_logs() -> None:
+    """Keep Dask's and Ray's own log lines off stderr (warnings and worse still reach Python's logging)."""
+    for name in ("distributed", "ray"):
+        logging.getLogger(name).setLevel(logging.ERROR)
