@@ -27,6 +27,12 @@ def test_streamed_lines_equal_splitlines_whatever_the_block_size(tmp_path_factor
         case_stream.BLOCK_BYTES = original
 
 
+@pytest.fixture(autouse=True)
+def read_in_chunks(monkeypatch):
+    """Every table is read in chunks here, however small (not whole, as tables up to 8 MiB are)."""
+    monkeypatch.setattr(case_stream, "WHOLE_READ_BYTES", 0)
+
+
 def _whole_frame(path) -> pd.DataFrame:
     return case_table_frame(read_case_rows(path))
 

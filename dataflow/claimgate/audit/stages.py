@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable
 
 import pandas as pd
-from tqdm import tqdm
 
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
@@ -63,6 +62,8 @@ def citation_matches(
     text}`` in original characters, 1-based lines). A row with a
     ``citation_problem`` is ``invalid_citation`` and is not matched.
     """
+    from tqdm import tqdm  # imported when an audit runs: a gate run never needs it
+
     outcomes = []
     rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), citation_table["citation_problem"])
     for quote, doc_id, problem in tqdm(

@@ -18,7 +18,8 @@ What it keeps equal to ``tables.read_case_rows`` + ``tables.case_table_frame`` (
 Repeated case ids are found exactly with memory that does not hold every id: a
 first pass records each id's 64-bit ``hash`` (8 bytes per row, in a NumPy array);
 only ids whose hash occurs more than once are kept as strings while chunks are made.
-A table that fits in one chunk is read once, without that pass.
+A table that fits in one chunk, or of at most ``WHOLE_READ_BYTES``, is read once,
+without that pass.
 
 ``.jsonl`` and ``.csv`` are streamed; a ``.json`` list and ``.parquet`` are read whole
 (one JSON document, one Parquet file) and then cut into chunks, so their memory grows
@@ -49,6 +50,9 @@ from claimgate.textlines import LINE_TERMINATORS
 
 REASON = "invalid_case_table"
 BLOCK_BYTES = 1 << 20  # read 1 MiB at a time
+#: A ``.jsonl``/``.csv`` table up to this size is read whole, once (its raw rows take about 60 MB at
+#: most); a larger one is read in chunks, after a first pass over its case ids.
+WHOLE_READ_BYTES = 8 << 20
 
 
 def _open_binary(path: Path):
@@ -168,6 +172,9 @@ class CaseChunks:
         self._remembered: _HashedIds | None = None
         if not self.streamed:
             self._whole = read_case_rows(self.path)  # .json / .parquet / unknown: the whole read and its errors
+            return
+        if self.path.is_file() and self.path.stat().st_size <= WHOLE_READ_BYTES:
+            self._whole = read_case_rows(self.path)  # small: one read, its rows held (tens of MB at most)
             return
         check_utf8(self.path)
         first = []

@@ -102,7 +102,7 @@ CSV_CASE_COLUMNS = ("case_id", "candidate_ids", "requested_version", "claim_key"
 
 
 def csv_case_row(row: dict) -> dict:
-    """A CSV case row as a request: ``candidate_ids`` split on ``;`` (``""`` is ``[]``), an empty ``operation`` dropped."""
+    """A CSV row as a request: ``candidate_ids`` split on ``;`` (``""`` is ``[]``), an empty ``operation`` dropped."""
     cell = row["candidate_ids"]
     row["candidate_ids"] = cell.split(";") if cell != "" else []
     if row.get("operation", None) == "":
