@@ -9,6 +9,8 @@ case table keep their order and wording, and nothing is written when a run is re
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 from claimgate.cli import main as run_pipeline
 from claimgate.errors import IngestionError
@@ -160,7 +162,10 @@ def test_failed_run_leaves_an_existing_output_untouched(table, tmp_path, monkeyp
     assert output.read_bytes() == b"before\n"
 
 
-@pytest.mark.parametrize("executor", ["dask", "multiprocessing"])
+NEEDS_RAY = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="the optional ray extra")
+
+
+@pytest.mark.parametrize("executor", ["dask", "multiprocessing", pytest.param("ray", marks=NEEDS_RAY)])
 def test_workers_decide_chunks_and_the_output_keeps_the_local_bytes(table, tmp_path, executor):
     manifest, cases, whole, _ = table
     # window 2: chunks finish out of order on two workers, and the driver holds at most two.
