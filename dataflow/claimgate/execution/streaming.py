@@ -6,8 +6,8 @@ streamed run holds one chunk at a time (a few per worker with an executor), so i
 peak memory depends on ``chunk_rows``, not on the table's length.
 
 How: the table-wide values are computed once through the gate's driver — the
-verified sources, the claim schema and, when the graph has them, every source's
-parsed claims and directive errors (``TABLE_CONSTANTS``) — and passed as overrides to
+verified sources, the claim schema and every source's parsed directives
+(``TABLE_CONSTANTS``) — and passed as overrides to
 one execution of the same driver per chunk, which asks for the final node
 ``gate_results``. A chunk's result rows become its JSONL lines (``jsonl_chunk``); the
 lines are written in case-table order into one temporary file that replaces the
@@ -40,11 +40,12 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.execution import drivers
+from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.case_stream import CaseChunks
 from claimgate.io.tables import jsonl_line, write_atomic
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
-TABLE_CONSTANTS = ("verified_sources", "claim_schema", "parsed_claims", "directive_errors")
+TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives")
 #: Rows per chunk of a local streamed run: about 200 MiB of chunk state on the benchmark's shapes.
 LOCAL_CHUNK_ROWS = 25_000
 #: Cases shown one per line in the command's summary table (as in a whole-table run).
@@ -96,23 +97,22 @@ def table_constants(
 ) -> dict:
     """The values of ``TABLE_CONSTANTS`` for a manifest and schema, computed once through the gate's driver.
 
-    ``parsed_claims`` and ``directive_errors`` are computed with every verified source
-    eligible, so each source is parsed once for the whole table; a chunk only ever
-    joins them with its own eligible sources, so a source no case can use changes
-    nothing. Raises ``IngestionError`` (``hash_mismatch``, ``invalid_manifest``, …) as
-    a whole-table run does.
+    ``source_directives`` is computed with every verified source eligible, so each
+    source is parsed once for the whole table; a chunk only ever joins its claims and
+    errors with its own eligible sources, so a source no case can use changes nothing.
+    Raises ``IngestionError`` (``hash_mismatch``, ``invalid_manifest``, …) as a
+    whole-table run does.
     """
     inputs: dict = {"manifest_path": str(manifest_path), "schema_path": str(schema_path or "")}
     if max_source_bytes is not None:
         inputs["max_source_bytes"] = max_source_bytes
     dr = drivers.gate_driver()
     loaded = dr.execute(["verified_sources", "claim_schema"], inputs=inputs)
-    available = {variable.name for variable in dr.list_available_variables()}
-    parsed = [name for name in ("parsed_claims", "directive_errors") if name in available]
-    if "eligible_sources" in available and parsed:
-        every_source = pd.DataFrame({"source_id": loaded["verified_sources"]["source_id"]})
-        overrides = {**loaded, "eligible_sources": every_source}
-        loaded.update(dr.execute(parsed, inputs=inputs, overrides=overrides))
+    every_source = Stage(
+        decided=decisions([]), passed=pd.DataFrame({"source_id": loaded["verified_sources"]["source_id"]})
+    )
+    overrides = {**loaded, "eligible_sources": every_source}
+    loaded.update(dr.execute(["source_directives"], inputs=inputs, overrides=overrides))
     return loaded
 
 
