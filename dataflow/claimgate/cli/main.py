@@ -169,7 +169,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
             executor=args.executor,
             scheduler=args.scheduler,
             progress=_progress_enabled(args),
-            quiet=args.quiet or not getattr(args, "debug", False),
+            quiet=not getattr(args, "debug", False),  # Ray's own log lines only with --debug
         )
         run = streaming.stream_gate(
             args.manifest, args.cases, output, args.schema, max_source_bytes=args.max_source_bytes, settings=settings

@@ -31,7 +31,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import io
-import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -257,9 +256,3 @@ def stream_gate(
     if heads:
         summary.results = pd.concat(heads, ignore_index=True).iloc[: SUMMARY_ROWS + 1]
     return summary
-
-
-def quiet_executor_logs() -> None:
-    """Keep Dask's and Ray's own log lines off stderr (warnings and worse still reach Python's logging)."""
-    for name in ("distributed", "ray"):
-        logging.getLogger(name).setLevel(logging.ERROR)
