@@ -116,7 +116,7 @@ def test_empty_table_writes_an_empty_file(tmp_path):
     [
         b'{"case_id": "a"}\n\n{"case_id": \n',  # a bad JSON line after several good ones
         b'{"case_id": "a"}\n{"case_id": "b"}\n\xff\n',  # not UTF-8
-        b'\xef\xbb\xbf{"case_id": "a"}\r\n{"case_id": "b"}\r\n{"case_id": "\xe2\x80\xa8"}\n',  # U+2028 splits a line
+        b'\xef\xbb\xbf{"case_id": "a"}\r\n{"case_id": "\xe2\x80\xa8"}\r\n{"case_id": "c"\r\n',  # CRLF, BOM
     ],
 )
 def test_refused_table_gives_the_whole_read_error_and_writes_nothing(tmp_path, content):

@@ -92,7 +92,10 @@ class StreamedGate:
 
 
 def table_constants(
-    manifest_path: str | Path, schema_path: str | Path | None = None, max_source_bytes: int | None = None
+    manifest_path: str | Path,
+    schema_path: str | Path | None = None,
+    max_source_bytes: int | None = None,
+    max_corpus_bytes: int | None = None,
 ) -> dict:
     """The values of ``TABLE_CONSTANTS`` for a manifest and schema, computed once through the gate's driver.
 
@@ -105,6 +108,8 @@ def table_constants(
     inputs: dict = {"manifest_path": str(manifest_path), "schema_path": str(schema_path or "")}
     if max_source_bytes is not None:
         inputs["max_source_bytes"] = max_source_bytes
+    if max_corpus_bytes is not None:
+        inputs["max_corpus_bytes"] = max_corpus_bytes
     dr = drivers.gate_driver()
     loaded = dr.execute(["verified_sources", "claim_schema"], inputs=inputs)
     every_source = Stage(
@@ -225,6 +230,7 @@ def stream_gate(
     schema_path: str | Path | None = None,
     *,
     max_source_bytes: int | None = None,
+    max_corpus_bytes: int | None = None,
     settings: StreamSettings = StreamSettings(),
 ) -> StreamedGate:
     """Decide a case table chunk by chunk and write its JSONL output atomically; return the run's summary.
@@ -238,7 +244,7 @@ def stream_gate(
     """
     drivers.check_executor(settings.executor)
     chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
-    constants = table_constants(manifest_path, schema_path, max_source_bytes)
+    constants = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
     summary = StreamedGate()
     heads: list[pd.DataFrame] = []
 

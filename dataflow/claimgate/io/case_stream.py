@@ -11,8 +11,9 @@ What it keeps equal to ``tables.read_case_rows`` + ``tables.case_table_frame`` (
   UTF-8 anywhere is refused before any row is parsed (the whole file is decoded
   once first, as the whole read decodes before parsing); then the first line that is
   not JSON, or the first bad CSV line, is refused before any chunk is returned;
-- the same lines (``str.splitlines`` boundaries, a ``\\r\\n`` split across two blocks is
-  one terminator) and the same decoded values (``json.loads`` per line, via ``tables.iter_jsonl_rows``);
+- the same lines (JSONL: ``\\n`` ends a line, one ``\\r`` before it is dropped, also when
+  the two fall in different blocks; CSV: the physical lines of ``tables.iter_csv_rows``)
+  and the same decoded values (``tables.iter_jsonl_rows``, ``tables.iter_csv_rows``);
 - the same ``case_problem`` for a repeated ``case_id`` anywhere in the table.
 
 Repeated case ids are found exactly with memory that does not hold every id: a
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.files import NotRegularFileError, open_regular
 from claimgate.io.sources import read_utf8_text
 from claimgate.io.tables import (
     CSV_CASE_COLUMNS,
@@ -44,9 +47,9 @@ from claimgate.io.tables import (
     csv_case_row,
     iter_csv_rows,
     iter_jsonl_rows,
+    physical_lines,
     read_case_rows,
 )
-from claimgate.textlines import LINE_TERMINATORS
 
 REASON = "invalid_case_table"
 BLOCK_BYTES = 1 << 20  # read 1 MiB at a time
@@ -55,14 +58,18 @@ BLOCK_BYTES = 1 << 20  # read 1 MiB at a time
 WHOLE_READ_BYTES = 8 << 20
 
 
-def _open_binary(path: Path):
-    """``open(path, "rb")`` with the whole read's refusals (``tables.read_utf8_text``)."""
+def _open_binary(path: Path) -> io.BufferedReader:
+    """The table opened for reading as the whole read opens it (a regular file, without blocking).
+
+    On any refusal the whole read (``sources.read_utf8_text``) is repeated to raise
+    exactly its ``IngestionError`` (absent, not a regular file, unreadable).
+    """
     try:
-        return path.open("rb")
-    except FileNotFoundError:
-        raise IngestionError(REASON, f"table not found: {path}") from None
-    except OSError as exc:
-        raise IngestionError(REASON, f"cannot read {path}: {exc.strerror}") from None
+        fd, _ = open_regular(path)
+    except (OSError, NotRegularFileError):
+        read_utf8_text(path, REASON, "table")
+        raise IngestionError(REASON, f"cannot read {path}") from None  # the file changed meanwhile
+    return os.fdopen(fd, "rb")
 
 
 def _decoded_blocks(path: Path) -> Iterator[tuple[str, bool]]:
@@ -86,29 +93,25 @@ def _decoded_blocks(path: Path) -> Iterator[tuple[str, bool]]:
 
 
 def check_utf8(path: Path) -> None:
-    """Raise the whole read's ``IngestionError`` if ``path`` is absent, unreadable or not UTF-8."""
+    """Raise the whole read's ``IngestionError`` if ``path`` is absent, not a regular file or not UTF-8."""
     for _ in _decoded_blocks(path):
         pass
 
 
-def text_lines(path: Path) -> Iterator[str]:
-    """The lines of the decoded file without terminators, as ``text.splitlines()`` gives them."""
+def jsonl_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of the decoded file as ``tables._jsonl_lines`` gives them for the whole text.
+
+    Lines end at ``\\n`` only; one trailing ``\\r`` is dropped; the text after the last
+    ``\\n`` is a line too (empty when the file ends with one). Line numbers are 1-based.
+    """
     carry = ""
+    number = 0
     for block, last_block in _decoded_blocks(path):
-        text = carry + block
-        if last_block:
-            if text:
-                yield from text.splitlines()
-            return
-        lines = text.splitlines(keepends=True)
-        last = lines[-1] if lines else ""
-        # An unterminated last line, or one ending in "\r" (a "\n" may follow in the next block), waits.
-        if last and (last[-1] not in LINE_TERMINATORS or last[-1] == "\r"):
-            carry = lines.pop()
-        else:
-            carry = ""
-        for line in lines:
-            yield line.rstrip(LINE_TERMINATORS)  # exactly one terminator ("\r\n" counts as one) ends each line
+        pieces = (carry + block).split("\n")
+        carry = pieces.pop() if not last_block else ""
+        for line in pieces:
+            number += 1
+            yield number, line[:-1] if line.endswith("\r") else line
 
 
 def _text_stream(path: Path) -> io.TextIOWrapper:
@@ -119,10 +122,10 @@ def _text_stream(path: Path) -> io.TextIOWrapper:
 def case_rows_stream(path: Path) -> Iterator[object]:
     """Raw case rows of a ``.jsonl`` or ``.csv`` table, read lazily (after ``check_utf8``)."""
     if path.suffix.lower() == ".jsonl":
-        yield from iter_jsonl_rows(text_lines(path), path.name, REASON)
+        yield from iter_jsonl_rows(jsonl_lines(path), path.name, REASON)
         return
     with _text_stream(path) as stream:
-        for row in iter_csv_rows(stream, path.name, REASON, CSV_CASE_COLUMNS):
+        for row in iter_csv_rows(physical_lines(stream), path.name, REASON, CSV_CASE_COLUMNS):
             yield csv_case_row(row)
 
 
