@@ -31,14 +31,16 @@ from __future__ import annotations
 import collections
 import contextlib
 import io
+import os
 import sys
+import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from claimgate.execution import drivers
+from claimgate.execution import drivers, workers
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.case_stream import CaseChunks
 from claimgate.io.tables import jsonl_line, write_atomic
@@ -161,9 +163,14 @@ def decided_chunk(case_table: pd.DataFrame, constants: dict) -> DecidedChunk:
 _WORKER_CONSTANTS: dict = {}
 
 
-def _install_constants(constants: dict) -> None:
-    """Process-pool initializer: keep the table-wide values in the worker."""
+def _start_worker(run_pid: int, constants: dict) -> None:
+    """Process-pool initializer: the worker dies with the run (``workers.watch_parent``), keeps the table values."""
+    workers.watch_parent(run_pid)
     _WORKER_CONSTANTS.update(constants)
+
+
+def _result(future: object) -> DecidedChunk:
+    return future.result()
 
 
 def _decided_with_installed(case_table: pd.DataFrame) -> DecidedChunk:
@@ -191,18 +198,17 @@ def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: St
         with drivers.dask_client(settings.scheduler, settings.workers) as client:
             shared = client.scatter(constants, broadcast=True)
             futures = (client.submit(decided_chunk, chunk, shared, pure=False) for chunk in chunks)
-            yield _in_order(futures, lambda future: future.result(), window)
+            yield _in_order(futures, _result, window)
     elif settings.executor == "multiprocessing":
-        import concurrent.futures
-        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-        pool = concurrent.futures.ProcessPoolExecutor(
-            settings.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_install_constants, initargs=(constants,),
-        )  # fmt: skip
-        with pool:
-            futures = (pool.submit(_decided_with_installed, chunk) for chunk in chunks)
-            yield _in_order(futures, lambda future: future.result(), window)
+        pool = ProcessPoolExecutor(settings.workers, initializer=_start_worker, initargs=(os.getpid(), constants))
+        try:
+            yield _in_order((pool.submit(_decided_with_installed, chunk) for chunk in chunks), _result, window)
+        except BaseException:  # a failed or interrupted run stops its workers now
+            workers.shutdown_pool(types.SimpleNamespace(pool=pool))
+            raise
+        pool.shutdown(wait=True)
     elif settings.executor == "ray":
         import ray
 
