@@ -12,6 +12,7 @@ import gc
 import importlib.util
 import logging
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,13 +100,16 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
                 except (OSError, TimeoutError) as exc:
                     raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
             else:
-                cluster = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                )
+                with warnings.catch_warnings():
+                    # Another cluster on this machine holds port 8787: Dask picks another and says so.
+                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                    cluster = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
                 client = Client(cluster)
         yield client
     finally:
