@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import io
 import os
 import sys
@@ -249,13 +250,16 @@ def stream_gate(
     ``chunk_rows`` < 1. Nothing is written unless every chunk is decided.
     """
     drivers.check_executor(settings.executor)
-    chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
+    with drivers.gc_paused():  # raw rows are long-lived containers: no collector passes while they are read
+        chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
     constants = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
     summary = StreamedGate()
     heads: list[pd.DataFrame] = []
 
     def write(handle: io.BufferedWriter) -> None:
-        with decided_chunks(chunks, constants, settings) as decided:
+        with drivers.gc_paused(), decided_chunks(chunks, constants, settings) as decided:
+            # The collector is paused while chunks are read and decided (as in a whole-table run) and
+            # run once per chunk, when only the table-wide values are alive, so cycles never pile up.
             for chunk in _progress(decided, settings.progress):
                 handle.write(chunk.lines)
                 summary.cases += chunk.cases
@@ -263,6 +267,7 @@ def stream_gate(
                 if chunk.head is not None:
                     heads.append(chunk.head)
                 del chunk  # not held while the next chunk is decided
+                gc.collect()
 
     write_atomic(output_path, write)
     if heads:
