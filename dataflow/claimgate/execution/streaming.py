@@ -81,11 +81,14 @@ class StreamedGate:
 
     ``results`` has the columns of ``gate_results`` but ``result`` for the first
     ``SUMMARY_ROWS + 1`` cases only (enough for ``drivers.summary_table``).
+    ``ignored_directive_lines``: the lines a schema opt-in kept from being read.
     """
 
     cases: int = 0
     counts: collections.Counter = field(default_factory=collections.Counter)
     results: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=_SUMMARY_COLUMNS))
+    #: ``gate.stages.ignored_directive_lines`` of the pinned sources (for ``drivers.ignored_lines``).
+    ignored_directive_lines: pd.DataFrame | None = None
 
     def status_counts(self) -> pd.DataFrame:
         """Cases per ``status, reason``, sorted by both (the frame a whole run's ``groupby`` gives)."""
@@ -99,8 +102,10 @@ def table_constants(
     schema_path: str | Path | None = None,
     max_source_bytes: int | None = None,
     max_corpus_bytes: int | None = None,
-) -> dict:
+) -> tuple[dict, pd.DataFrame]:
     """The values of ``TABLE_CONSTANTS`` for a manifest and schema, computed once through the gate's driver.
+
+    Returned with the sources' ``ignored_directive_lines`` (reported, not needed to decide).
 
     ``source_directives`` is computed with every verified source eligible, so each
     source is parsed once for the whole table; a chunk only ever joins its claims and
@@ -114,13 +119,14 @@ def table_constants(
     if max_corpus_bytes is not None:
         inputs["max_corpus_bytes"] = max_corpus_bytes
     dr = drivers.gate_driver()
-    loaded = dr.execute(["verified_sources", "claim_schema"], inputs=inputs)
+    loaded = dr.execute(["verified_sources", "claim_schema", "ignored_directive_lines"], inputs=inputs)
+    ignored = loaded.pop("ignored_directive_lines")
     every_source = Stage(
         decided=decisions([]), passed=pd.DataFrame({"source_id": loaded["verified_sources"]["source_id"]})
     )
     overrides = {**loaded, "eligible_sources": every_source}
     loaded.update(dr.execute(["source_directives"], inputs=inputs, overrides=overrides))
-    return loaded
+    return loaded, ignored
 
 
 def jsonl_chunk(case_table: pd.DataFrame, gate_results: pd.DataFrame) -> bytes:
@@ -252,8 +258,8 @@ def stream_gate(
     drivers.check_executor(settings.executor)
     with drivers.gc_paused():  # raw rows are long-lived containers: no collector passes while they are read
         chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
-    constants = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
-    summary = StreamedGate()
+    constants, ignored = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
+    summary = StreamedGate(ignored_directive_lines=ignored)
     heads: list[pd.DataFrame] = []
 
     def write(handle: io.BufferedWriter) -> None:
