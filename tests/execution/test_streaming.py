@@ -21,7 +21,7 @@ from claimgate.io import case_stream
 from claimgate.io.tables import write_jsonl
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
-from ..helpers import FIXTURES
+from ..helpers import FIXTURES, pin_sources
 
 
 @pytest.fixture(autouse=True)
@@ -186,3 +186,23 @@ def test_small_table_read_whole_writes_the_same_bytes(table, tmp_path, monkeypat
     manifest, cases, whole, _ = table
     monkeypatch.setattr(case_stream, "WHOLE_READ_BYTES", 8 << 20)
     assert streamed_bytes(manifest, cases, tmp_path, chunk_rows=700) == whole
+
+
+def test_schema_opt_ins_stream_the_same_bytes_and_report_the_same_ignored_lines(tmp_path, capsys):
+    page = b"# Copying\n@quill create_copy existing_path=refuse\n\n```\n@quill create_copy existing_path=overwrite\n"
+    manifest, cases = pin_sources(tmp_path, {"page": ("1.0", page), "b": ("1.0", b"x\n")})
+    schema = tmp_path / "schema.toml"
+    schema.write_text(
+        'prefix = "@quill"\n[operations.create_copy]\nexisting_path = ["refuse", "overwrite"]\n'
+        "[directives]\nskip_fenced_code = true\n"
+    )
+    argv = ["gate", "--manifest", str(manifest), "--cases", str(cases), "--schema", str(schema)]
+    assert run_pipeline.main([*argv, "--output", str(tmp_path / "s.jsonl")]) == 0
+    streamed_out = capsys.readouterr().out
+    assert run_pipeline.main([*argv, "--output", str(tmp_path / "s.json")]) == 0
+    whole_out = capsys.readouterr().out
+    assert "not read as directives" in streamed_out
+    assert streamed_out.replace("s.jsonl", "s.json") == whole_out
+    run = drivers.run_gate(manifest, cases, schema)
+    write_jsonl(tmp_path / "whole.jsonl", drivers.case_entries(run))
+    assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
