@@ -265,7 +265,7 @@ def stream_gate(
     def write(handle: io.BufferedWriter) -> None:
         with drivers.gc_paused(), decided_chunks(chunks, constants, settings) as decided:
             # The collector is paused while chunks are read and decided (as in a whole-table run) and
-            # run once per chunk, when only the table-wide values are alive, so cycles never pile up.
+            # runs once per chunk, so reference cycles left by a chunk's execution never pile up.
             for chunk in _progress(decided, settings.progress):
                 handle.write(chunk.lines)
                 summary.cases += chunk.cases
@@ -275,7 +275,14 @@ def stream_gate(
                 del chunk  # not held while the next chunk is decided
                 gc.collect()
 
-    write_atomic(output_path, write)
+    # What lives through the whole run (the table-wide values, the rows of a table read whole) is
+    # moved out of the collector's sight, so the collection after each chunk scans that chunk's
+    # leftovers only (a full collection over 50,000 held rows took 0.3 s per chunk).
+    gc.freeze()
+    try:
+        write_atomic(output_path, write)
+    finally:
+        gc.unfreeze()
     if heads:
         summary.results = pd.concat(heads, ignore_index=True).iloc[: SUMMARY_ROWS + 1]
     return summary
