@@ -11,7 +11,10 @@ one, let an ellipsis hide a negation, or pass a rejected citation to the judge.
 
 Nodes: ``citation_table → normalized_sources → citation_matches → judged_citations →
 audit_result``. Each document is normalized once per run, into an index that finds
-quotes in *other* documents without scanning them (``quotes.CorpusIndex``).
+quotes in *other* documents without scanning them (``quotes.CorpusIndex``). Beside
+the judge, ``citation_diagnoses`` explains every rejected citation (nearest passage,
+edits, kind; see docs/audit-diagnosis.md): it reads the gate's outcome and never
+changes a verdict.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from collections.abc import Callable
 import pandas as pd
 from tqdm import tqdm
 
+from claimgate.audit.alignment_diff import PassageIndex
+from claimgate.audit.diagnosis import citation_diagnosis
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
 
@@ -38,6 +43,8 @@ AUDIT_COLUMNS = (
     "judge",
     "model_calls",
 )
+#: Column added after ``AUDIT_COLUMNS``: the near-miss diagnosis of a rejected citation (dict or None).
+DIAGNOSIS_COLUMN = "diagnosis"
 
 
 def normalized_sources(source_documents: dict) -> CorpusIndex:
@@ -89,6 +96,39 @@ def citation_matches(
     return frame.astype({"gate_verdict": "str", "reason": "str"})
 
 
+def passage_index(normalized_sources: CorpusIndex) -> PassageIndex:
+    """Where tokens and token pairs sit in each document, built lazily once per document per run."""
+    return PassageIndex(normalized_sources)
+
+
+def citation_diagnoses(
+    citation_matches: pd.DataFrame, passage_index: PassageIndex, window_chars: int = 2000, diagnose: bool = True
+) -> pd.Series:
+    """The near-miss diagnosis of every citation (object Series on ``citation_matches``' index).
+
+    ``diagnosis.citation_diagnosis`` of each row's quote, cited doc_id and gate
+    outcome: a dict for ``not_found`` and ``misattributed`` rows (and
+    ``insufficient_quote`` rows with a near, differing passage), ``None`` otherwise and
+    for every row when ``diagnose`` is False. Reads the gate's columns
+    (``gate_verdict``, ``reason``, ``matched_doc_ids``) and changes none of them.
+    """
+    values: list[dict | None] = []
+    if diagnose:
+        rows = zip(
+            citation_matches["quote"],
+            citation_matches["doc_id"],
+            citation_matches["gate_verdict"],
+            citation_matches["reason"],
+            citation_matches["matched_doc_ids"],
+        )
+        for quote, doc_id, verdict, reason, matched in rows:
+            match = {"verdict": verdict, "reason": reason, "matched_doc_ids": matched}
+            values.append(citation_diagnosis(quote, doc_id, match, passage_index, window_chars=window_chars))
+    else:
+        values = [None] * len(citation_matches)
+    return pd.Series(values, dtype=object, index=citation_matches.index)
+
+
 def judged_citations(
     citation_matches: pd.DataFrame, source_documents: dict, llm_call: Callable | None = None
 ) -> pd.DataFrame:
@@ -115,14 +155,16 @@ def judged_citations(
     return frame
 
 
-def audit_result(judged_citations: pd.DataFrame) -> pd.DataFrame:
-    """One output row per citation, in citation-table order, with ``AUDIT_COLUMNS``.
+def audit_result(judged_citations: pd.DataFrame, citation_diagnoses: pd.Series) -> pd.DataFrame:
+    """One output row per citation, in citation-table order, with ``AUDIT_COLUMNS`` and ``DIAGNOSIS_COLUMN``.
 
-    ``verdict`` is the judge's label where the judge ran, else the gate's verdict.
+    ``verdict`` is the judge's label where the judge ran, else the gate's verdict;
+    ``diagnosis`` (object: dict or None) comes from ``citation_diagnoses``.
     """
     frame = judged_citations.copy()
     frame["verdict"] = [
         judgment["verdict"] if judgment is not None else verdict
         for judgment, verdict in zip(frame["judge"], frame["gate_verdict"])
     ]
-    return frame[["position", *AUDIT_COLUMNS]].reset_index(drop=True)
+    frame[DIAGNOSIS_COLUMN] = citation_diagnoses
+    return frame[["position", *AUDIT_COLUMNS, DIAGNOSIS_COLUMN]].reset_index(drop=True)

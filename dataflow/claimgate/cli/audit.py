@@ -15,7 +15,8 @@ import pandas as pd
 
 from claimgate.audit import standin_judge
 from claimgate.audit.judge import load_judge
-from claimgate.audit.stages import AUDIT_COLUMNS
+from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
+from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.tables import write_csv, write_json, write_jsonl
@@ -25,10 +26,12 @@ AUDIT_OUTPUTS = (".jsonl", ".json", ".csv")
 REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citation")
 
 
-def write_audit_output(path: Path, rows: list[dict]) -> None:
+def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans`` and ``judge`` are JSON text cells.
+    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` and ``diagnosis`` are JSON text
+    cells (``null`` where a row has none); the ``diagnosis`` column is written when
+    ``diagnosis`` is True (the run diagnosed), so the header does not depend on the rows.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -36,8 +39,11 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        frame = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))  # the header is written even with no row
-        for column in ("matched_doc_ids", "spans", "judge"):
+        columns = [*AUDIT_COLUMNS, DIAGNOSIS_COLUMN] if diagnosis else list(AUDIT_COLUMNS)
+        frame = pd.DataFrame(rows, columns=columns)  # the header is written even with no row
+        if diagnosis:
+            frame[DIAGNOSIS_COLUMN] = [r.get(DIAGNOSIS_COLUMN) for r in rows]  # None, not NaN, where absent
+        for column in ("matched_doc_ids", "spans", "judge", DIAGNOSIS_COLUMN):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)
@@ -69,6 +75,16 @@ def free_and_paid(rows: list[dict]) -> tuple[int, int]:
     return rejected, sum(r["model_calls"] for r in rows)
 
 
+def diagnosis_counts(rows: list[dict]) -> str:
+    """Readable table of rejected citations by diagnosis kind (kinds in decision order, empty kinds left out)."""
+    counts = {kind: 0 for kind in DIAGNOSIS_KINDS}
+    for row in rows:
+        if row.get(DIAGNOSIS_COLUMN) is not None:
+            counts[row[DIAGNOSIS_COLUMN]["kind"]] += 1
+    body = [[kind, str(n)] for kind, n in counts.items() if n]
+    return drivers.text_table(body, ["diagnosis", "citations"])
+
+
 def run_audit_command(args: argparse.Namespace) -> int:
     """``run_pipeline.py audit``: audit a citation file and write the rows."""
     output = Path(args.output)
@@ -90,9 +106,10 @@ def run_audit_command(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         partition_rows=args.partition_rows,
         progress=not args.quiet and sys.stderr.isatty(),
+        diagnose=not args.no_diagnose,
     )
     rows = drivers.audit_rows(run)
-    write_audit_output(output, rows)
+    write_audit_output(output, rows, diagnosis=not args.no_diagnose)
     if not args.quiet:
         if len(rows) <= 50:
             print(verdict_table(rows))
@@ -100,6 +117,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
         print(counts.to_string(index=False))
         rejected, paid = free_and_paid(rows)
         print(f"{rejected} rejected for free, {paid} reached the model")
+        if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):
+            print(diagnosis_counts(rows))
         print(f"wrote {output}")
     return 0
 

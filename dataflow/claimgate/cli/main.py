@@ -248,6 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--window-chars", type=int, default=2000, help="largest span of an elided quote in characters (default 2000)"
     )
+    audit.add_argument(
+        "--no-diagnose",
+        action="store_true",
+        help="leave out the near-miss diagnosis of rejected citations (verdicts are the same)",
+    )
     parser.subcommands = {"gate": gate, "audit": audit}  # for usage lines of the right command
     return parser
 

@@ -366,15 +366,22 @@ def run_audit(
     scheduler: str | None = None,
     partition_rows: int = 10_000,
     progress: bool = False,
+    diagnose: bool = True,
 ) -> AuditRun:
     """Audit a citation table against a corpus file or a pinned manifest (exactly one).
 
-    Raises ``IngestionError`` when the corpus, manifest, a source or the citation
+    ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same
+    either way; see docs/audit-diagnosis.md). Raises ``IngestionError`` when the corpus, manifest, a source or the citation
     table is refused; ``ValueError`` when both or neither document source is given.
     """
     if (corpus_path is None) == (manifest_path is None):
         raise ValueError("give exactly one of corpus_path and manifest_path")
-    inputs: dict = {"citations_path": str(citations_path), "min_tokens": min_tokens, "window_chars": window_chars}
+    inputs: dict = {
+        "citations_path": str(citations_path),
+        "min_tokens": min_tokens,
+        "window_chars": window_chars,
+        "diagnose": diagnose,
+    }
     if corpus_path is not None:
         inputs["corpus_path"] = str(corpus_path)
     else:
@@ -395,11 +402,17 @@ def run_audit(
 
 
 def audit_rows(run: AuditRun) -> list[dict]:
-    """Output rows (``audit_stages.AUDIT_COLUMNS``) as plain JSON-ready dicts, in citation-table order."""
+    """Output rows (``audit_stages.AUDIT_COLUMNS``) as plain JSON-ready dicts, in citation-table order.
+
+    A row with a diagnosis ends with a ``diagnosis`` field; other rows have none.
+    """
     columns = list(audit_stages.AUDIT_COLUMNS)
+    diagnoses = run.results.get(audit_stages.DIAGNOSIS_COLUMN, pd.Series([None] * len(run.results)))
     rows = []
-    for values in run.results[columns].itertuples(index=False, name=None):
+    for values, diagnosis in zip(run.results[columns].itertuples(index=False, name=None), diagnoses):
         row = dict(zip(columns, values))
         row["model_calls"] = int(row["model_calls"])
+        if diagnosis is not None:
+            row[audit_stages.DIAGNOSIS_COLUMN] = diagnosis
         rows.append(row)
     return rows

@@ -1,0 +1,297 @@
+"""Where a rejected quote came closest to its cited document, and the token alignment against that passage.
+
+Why this stage exists: a rejected quote is rarely invented; most are a real
+sentence lightly edited, shortened without a mark, or two pieces glued together.
+To say *how* a quote differs, the diagnosis (:mod:`claimgate.audit.diagnosis`)
+needs the nearest passage and a token-level alignment with spans in the original
+characters. This module finds both.
+
+What it refuses to do: it never reads every document. Candidate passages come
+from the cited document's own token and token-pair positions (:class:`PassageIndex`,
+built lazily, once per document per run, from the corpus index's token arrays), and
+all work is counted against a step budget (:class:`StepBudget`); over budget it
+raises :class:`TooManySteps` instead of slowing the run.
+
+Model (see docs/audit-diagnosis.md, "Finding the nearest passage"):
+
+- A *verbatim run* is a maximal stretch of quote tokens equal to consecutive document
+  tokens, found from shared token pairs (so a run has at least two tokens).
+- The nearest passage is anchored on the chain of runs, in order in both the quote and
+  the document (a run may repeat the quote tokens that end the run before it),
+  spanning at most ``window_chars`` original characters, with the best score:
+  :data:`SKIP_WEIGHT` points per quote token covered, minus one per source token left
+  out between runs (on ties the shortest document span, then the earliest). Without
+  any shared token pair, the anchor is the window of ``2 x quote tokens`` document
+  tokens holding the most distinct quote positions by shared single tokens.
+- The chain's runs are kept as aligned blocks; the gaps between them, and the quote's
+  unmatched head and tail against :data:`REGION_SLACK` more source tokens, are aligned
+  with :class:`difflib.SequenceMatcher` over token ids (longest matching blocks first,
+  which reads like a reviewer's diff); source-only tokens at the region's edges are
+  trimmed off the passage.
+
+Steps: one per token or pair occurrence looked up, one per pair of runs compared, and
+``quote tokens x source tokens`` per gap aligned.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import numpy as np
+
+from claimgate.audit.quotes import CorpusIndex
+from claimgate.textlines import LineIndex
+
+#: A chain gains this many points per quote token it covers and loses one per source token it
+#: leaves out between two runs: a far run is linked only if it covers enough of the quote.
+SKIP_WEIGHT = 8
+#: Source tokens added on either side of the anchored region before aligning (the alignment trims them).
+REGION_SLACK = 3
+#: Longest verbatim runs (by length, then document position) kept for the chain search.
+MAX_CHAIN_RUNS = 48
+
+
+class TooManySteps(Exception):
+    """The diagnosis step budget of one citation is spent."""
+
+
+class StepBudget:
+    """Steps spent on one citation's diagnosis; raises :class:`TooManySteps` past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.spent = 0
+
+    def spend(self, steps: int) -> None:
+        self.spent += int(steps)
+        if self.spent > self.limit:
+            raise TooManySteps
+
+
+@dataclass(frozen=True)
+class DocGrams:
+    """One document's token ids (int64) and its sorted token / token-pair keys with their positions."""
+
+    ids: np.ndarray
+    uni_keys: np.ndarray
+    uni_pos: np.ndarray
+    bi_keys: np.ndarray
+    bi_pos: np.ndarray
+
+
+def pair_keys(ids: np.ndarray) -> np.ndarray:
+    """Keys ``id1 << 32 | id2`` of adjacent token pairs (int64; the corpus index's bigram keys)."""
+    return (ids[:-1] << 32) | ids[1:] if len(ids) > 1 else np.empty(0, dtype=np.int64)
+
+
+class PassageIndex:
+    """Positional token and token-pair lookup over the documents of a :class:`CorpusIndex`.
+
+    The corpus index keeps, per key, only *which documents* hold it; a diagnosis needs
+    *where* in the cited document. That lookup is built from the document's token
+    array the first time the document is asked for and kept for the run (never per
+    citation). Picklable (the cache travels with it).
+    """
+
+    def __init__(self, index: CorpusIndex) -> None:
+        self.index = index
+        self._grams: dict[int, DocGrams] = {}
+        self._lines: dict[int, LineIndex] = {}
+
+    def grams(self, k: int) -> DocGrams:
+        """Positional keys of document number ``k`` (built once)."""
+        hit = self._grams.get(k)
+        if hit is None:
+            ids = np.frombuffer(self.index.docs[k].ids, dtype=np.int32).astype(np.int64)
+            uni_order = np.argsort(ids, kind="stable")
+            bi = pair_keys(ids)
+            bi_order = np.argsort(bi, kind="stable")
+            hit = DocGrams(ids, ids[uni_order], uni_order, bi[bi_order], bi_order)
+            self._grams[k] = hit
+        return hit
+
+    def lines(self, k: int) -> LineIndex:
+        """Line index of document number ``k``'s original text (built once)."""
+        hit = self._lines.get(k)
+        if hit is None:
+            hit = self._lines[k] = LineIndex(self.index.docs[k].original)
+        return hit
+
+
+def lookup(keys: np.ndarray, positions: np.ndarray, wanted: np.ndarray, budget: StepBudget):
+    """``(quote positions, document positions)`` of every occurrence of every ``wanted`` key.
+
+    ``keys`` sorted, ``positions`` aligned with them; the budget is charged with the
+    number of occurrences before they are materialized.
+    """
+    lo = np.searchsorted(keys, wanted, "left")
+    hi = np.searchsorted(keys, wanted, "right")
+    counts = hi - lo
+    total = int(counts.sum())
+    budget.spend(total)
+    if total == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    quote_pos = np.repeat(np.arange(len(wanted), dtype=np.int64), counts)
+    first = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    return quote_pos, positions[first + np.arange(total)].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Maximal verbatim runs: quote ``[q_start, q_end)`` equals document ``[p_start, p_start + length)``."""
+
+    q_start: np.ndarray
+    q_end: np.ndarray
+    p_start: np.ndarray
+
+    @property
+    def length(self) -> np.ndarray:
+        return self.q_end - self.q_start
+
+    def __len__(self) -> int:
+        return len(self.q_start)
+
+
+def verbatim_runs(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -> Runs:
+    """Every maximal run of at least two quote tokens occurring verbatim in the document."""
+    qi, p = lookup(grams.bi_keys, grams.bi_pos, pair_keys(quote_ids), budget)
+    if not len(qi):
+        empty = np.empty(0, dtype=np.int64)
+        return Runs(empty, empty, empty)
+    diagonal = p - qi
+    order = np.lexsort((qi, diagonal))  # by diagonal, then quote position
+    qi, p, diagonal = qi[order], p[order], diagonal[order]
+    starts = np.ones(len(qi), dtype=bool)
+    starts[1:] = (diagonal[1:] != diagonal[:-1]) | (qi[1:] != qi[:-1] + 1)
+    first = np.flatnonzero(starts)
+    last = np.append(first[1:], len(qi)) - 1
+    return Runs(qi[first], qi[last] + 2, p[first])
+
+
+def _chain(runs: Runs, doc_starts, doc_ends, window_chars: int, budget: StepBudget) -> list[int]:
+    """Indices of the run chain covering the most quote tokens (see the module docstring)."""
+    keep = np.lexsort((runs.p_start, -runs.length))[:MAX_CHAIN_RUNS]
+    keep = keep[np.lexsort((runs.q_start[keep], runs.p_start[keep]))]  # document order
+    qs, qe, ps = runs.q_start[keep].tolist(), runs.q_end[keep].tolist(), runs.p_start[keep].tolist()
+    pe = [p + (e - s) for p, s, e in zip(ps, qs, qe)]
+    r = len(keep)
+    budget.spend(r * r)
+    score = [SKIP_WEIGHT * (e - s) for s, e in zip(qs, qe)]
+    back = [-1] * r
+    head = list(range(r))  # first run of the best chain ending at each run
+    for j in range(r):
+        for i in range(j):
+            # run j may repeat the last tokens of run i (its overlap is not counted twice)
+            overlap = max(0, qe[i] - qs[j])
+            gain = qe[j] - qs[j] - overlap
+            if gain <= 0 or pe[i] > ps[j] + overlap or qs[i] >= qs[j]:
+                continue
+            skipped = max(0, (ps[j] + overlap - pe[i]) - (qs[j] + overlap - qe[i]))  # source tokens left out
+            if doc_ends[pe[j] - 1] - doc_starts[ps[head[i]]] <= window_chars:
+                # a higher score first; on a tie the shorter document span (later head)
+                candidate = score[i] + SKIP_WEIGHT * gain - skipped
+                if (candidate, ps[head[i]]) > (score[j], ps[head[j]]):
+                    score[j], back[j], head[j] = candidate, i, head[i]
+    # most tokens covered, then the shortest document span, then the earliest
+    best = max(range(r), key=lambda j: (score[j], ps[head[j]] - pe[j], -ps[head[j]]))
+    chain = []
+    while best >= 0:
+        chain.append(int(keep[best]))
+        best = back[best]
+    return chain[::-1]
+
+
+def densest_window(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -> tuple[int, int, int] | None:
+    """``(start, end, distinct quote positions)`` of the document window richest in shared single tokens.
+
+    The window is ``2 x quote tokens`` document tokens; ``None`` when no quote token
+    is in the document.
+    """
+    qi, p = lookup(grams.uni_keys, grams.uni_pos, quote_ids, budget)
+    if not len(qi):
+        return None
+    order = np.lexsort((qi, p))
+    qi, p = qi[order], p[order]
+    width = 2 * len(quote_ids)
+    counts = np.searchsorted(p, p + width, "left") - np.arange(len(p))
+    j = int(np.argmax(counts))
+    start = int(p[j])
+    inside = (p >= start) & (p < start + width)
+    return start, min(start + width, len(grams.ids)), len(np.unique(qi[inside]))
+
+
+Anchor = tuple[int, int, int]  # quote [q_start, q_end) equals document tokens from p_start
+
+
+def anchored_region(quote_ids, grams: DocGrams, runs: Runs, doc_starts, doc_ends, window_chars, budget):
+    """``(lo, hi, anchors)``: document token range ``[lo, hi)`` to align against and the chain's runs.
+
+    The anchors are the best chain's runs, in order, each trimmed of the quote tokens
+    it repeats from the run before it.
+    """
+    chain = _chain(runs, doc_starts, doc_ends, window_chars, budget)
+    anchors: list[Anchor] = []
+    for j in chain:
+        qs, qe, ps = int(runs.q_start[j]), int(runs.q_end[j]), int(runs.p_start[j])
+        overlap = max(0, anchors[-1][1] - qs) if anchors else 0
+        anchors.append((qs + overlap, qe, ps + overlap))
+    head = anchors[0][0]
+    tail = len(quote_ids) - anchors[-1][1]
+    lo = max(0, anchors[0][2] - head - REGION_SLACK)
+    hi = min(len(grams.ids), anchors[-1][2] + anchors[-1][1] - anchors[-1][0] + tail + REGION_SLACK)
+    return lo, hi, anchors
+
+
+def _gap_ops(quote: list[int], source: list[int], q0: int, s0: int, budget: StepBudget) -> list[tuple]:
+    """difflib opcodes of one gap between anchors, shifted to quote offset ``q0`` and region offset ``s0``."""
+    if not quote and not source:
+        return []
+    if not source:
+        return [("delete", q0, q0 + len(quote), s0, s0)]
+    if not quote:
+        return [("insert", q0, q0, s0, s0 + len(source))]
+    budget.spend(len(quote) * len(source))
+    matcher = difflib.SequenceMatcher(None, quote, source, autojunk=False)
+    return [(tag, q0 + a1, q0 + a2, s0 + b1, s0 + b2) for tag, a1, a2, b1, b2 in matcher.get_opcodes()]
+
+
+def aligned_ops(
+    quote_ids: np.ndarray, source_ids: np.ndarray, budget: StepBudget, anchors: list[Anchor] = (), lo: int = 0
+) -> list[tuple[str, int, int, int, int]]:
+    """Opcodes ``(tag, q1, q2, s1, s2)`` aligning the quote with the source region ``source_ids``, edges trimmed.
+
+    ``anchors`` (document positions; ``lo`` is the region's first) are kept as equal
+    blocks and only the gaps around them are aligned with difflib; without anchors the
+    whole region is. Tags are difflib's (``equal``, ``replace``, ``delete``: quote-only
+    tokens, ``insert``: source-only tokens); source positions are relative to the
+    region. Source-only tokens at either edge are dropped, and a replacement at an
+    edge keeps only as many source tokens as it has quote tokens (the ones next to
+    the aligned middle), so the passage ends where the quote does.
+    """
+    quote, source = quote_ids.tolist(), source_ids.tolist()
+    ops: list[tuple] = []
+    q_at, s_at = 0, 0
+    for qs, qe, ps in anchors:
+        ops += _gap_ops(quote[q_at:qs], source[s_at : ps - lo], q_at, s_at, budget)
+        ops.append(("equal", qs, qe, ps - lo, ps - lo + qe - qs))
+        q_at, s_at = qe, ps - lo + qe - qs
+    ops += _gap_ops(quote[q_at:], source[s_at:], q_at, s_at, budget)
+    merged: list[tuple] = []
+    for op in ops:  # adjacent equal blocks read as one
+        if merged and op[0] == "equal" == merged[-1][0]:
+            merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+        else:
+            merged.append(op)
+    ops = merged
+    while ops and ops[0][0] == "insert":
+        ops.pop(0)
+    while ops and ops[-1][0] == "insert":
+        ops.pop()
+    if ops and ops[0][0] == "replace":
+        tag, q1, q2, s1, s2 = ops[0]
+        ops[0] = (tag, q1, q2, max(s1, s2 - (q2 - q1)), s2)
+    if ops and ops[-1][0] == "replace":
+        tag, q1, q2, s1, s2 = ops[-1]
+        ops[-1] = (tag, q1, q2, s1, min(s2, s1 + (q2 - q1)))
+    return ops
