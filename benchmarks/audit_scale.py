@@ -13,9 +13,15 @@ Prints citations/s for both, the speed ratio, peak resident memory (``ru_maxrss`
 and, with ``--growth``, the indexed per-citation cost on a corpus 10x smaller, to
 give the per-citation cost ratio when the corpus grows 10x.
 
+Diagnosis cost: the indexed audit is timed again with the near-miss diagnosis of
+every rejected citation (``diagnosis.citation_diagnosis``, a fresh ``PassageIndex``
+per timing, so building the per-document lookups is included), side by side with
+the audit alone (target: at most 2x), with the kinds found; then one pathological
+quote (long, against a document of many near passages) shows the step limit.
+
 Usage: ``python benchmarks/audit_scale.py [--docs 20000] [--citations 4000]
-[--scan-citations N] [--growth] [--seed 0]``. Exit code 0. Indexed timings are
-the best of three runs; the scan baseline is run once.
+[--scan-citations N] [--growth] [--seed 0]``. Exit code 0. Indexed timings (with
+and without diagnosis) are the best of three runs; the scan baseline is run once.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from claimgate.audit.alignment_diff import PassageIndex  # noqa: E402
+from claimgate.audit.diagnosis import DIAGNOSIS_STEP_LIMIT, citation_diagnosis, diagnosis_with_steps  # noqa: E402
 from claimgate.audit.quotes import audit_quote, audit_quote_scan, build_corpus_index  # noqa: E402
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
 
@@ -41,6 +49,31 @@ def run_indexed(index, citations, repeat: int = 3):
         results = [audit_quote(q, d, index) for _, q, d in citations]
         best = min(best, time.perf_counter() - t0)
     return results, best
+
+
+def run_diagnosed(index, citations, repeat: int = 3):
+    """Audit plus diagnosis of every rejected citation: results and the best of ``repeat`` timings."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        passages = PassageIndex(index)  # fresh, so the per-document lookups are built inside the timing
+        results = []
+        for _, q, d in citations:
+            match = audit_quote(q, d, index)
+            results.append((match, citation_diagnosis(q, d, match, passages)))
+        best = min(best, time.perf_counter() - t0)
+    return results, best
+
+
+def pathological_case() -> tuple[dict, int, float, int, int]:
+    """One long quote against a document holding its sentence 3,000 times: (diagnosis, steps, seconds, sizes)."""
+    sentence = "the model was trained on public data and evaluated on held out benchmarks"
+    index = build_corpus_index({"big": " ".join(f"{sentence} run {k}." for k in range(3000))})
+    quote = " ".join([sentence] * 40) + " with zero cost"
+    match = audit_quote(quote, "big", index)
+    t0 = time.perf_counter()
+    diagnosis, steps = diagnosis_with_steps(quote, "big", match, PassageIndex(index))
+    return diagnosis, steps, time.perf_counter() - t0, len(quote.split()), 3000
 
 
 def main() -> int:
@@ -63,6 +96,8 @@ def main() -> int:
     t_build = time.perf_counter() - t0
 
     indexed, t_indexed = run_indexed(index, citations)
+    diagnosed, t_diagnosed = run_diagnosed(index, citations)
+    assert [m for m, _ in diagnosed] == indexed  # the diagnosis never changes a verdict
     n_scan = len(citations) if args.scan_citations is None else min(args.scan_citations, len(citations))
     t0 = time.perf_counter()
     scanned = [audit_quote_scan(q, d, index) for _, q, d in citations[:n_scan]]
@@ -82,6 +117,8 @@ def main() -> int:
     print("|---|---:|---:|---:|---:|")
     print(f"| indexed (`audit_quote`) | {len(citations)} | {t_indexed:.2f} | {len(citations) / t_indexed:,.0f} | "
           f"{1000 * t_indexed / len(citations):.3f} |")  # fmt: skip
+    print(f"| indexed + diagnosis of rejected | {len(citations)} | {t_diagnosed:.2f} | "
+          f"{len(citations) / t_diagnosed:,.0f} | {1000 * t_diagnosed / len(citations):.3f} |")  # fmt: skip
     print(f"| indexed, same subset as scan | {n_scan} | {t_indexed_same:.2f} | {n_scan / t_indexed_same:,.0f} | "
           f"{1000 * t_indexed_same / n_scan:.3f} |")  # fmt: skip
     print(f"| scan baseline (`audit_quote_scan`) | {n_scan} | {t_scan:.2f} | {n_scan / t_scan:,.1f} | "
@@ -91,6 +128,13 @@ def main() -> int:
     print("|---|---:|---|")
     print(f"| speed-up indexed vs scan (same citations) | {t_scan / t_indexed_same:.1f}x | >= 10x |")
     print(f"| result mismatches indexed vs scan | {mismatches} / {n_scan} | 0 |")
+    rejected = sum(m["verdict"] != "found" for m in indexed)
+    print(f"| audit with / without diagnosis ({rejected} of {len(citations)} rejected) | "
+          f"{t_diagnosed / t_indexed:.2f}x | <= 2x |")  # fmt: skip
+    diagnosis, steps, t_path, words, copies = pathological_case()
+    print(f"| pathological quote ({words} words, {copies:,} near passages): kind, steps, time | "
+          f"{diagnosis['kind']}, {steps:,} steps, {1000 * t_path:.1f} ms | unknown, limit "
+          f"{DIAGNOSIS_STEP_LIMIT:,} |")  # fmt: skip
     print(f"| peak resident memory (ru_maxrss, whole process) | {peak_mib:,.0f} MiB | < 1024 MiB |")
     t0 = time.perf_counter()
     blob = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
@@ -109,11 +153,20 @@ def main() -> int:
         print(f"| indexed ms/citation at {len(docs):,} docs | {1000 * t_big / len(citations):.3f} | |")
         print(f"| per-citation cost ratio, corpus x10 | {ratio:.2f} | < 2 |")
 
+    kinds: dict[tuple[str, str], int] = {}
+    for (kind, _, _), (_, found) in zip(citations, diagnosed, strict=True):
+        if found is not None:
+            kinds[(kind, found["kind"])] = kinds.get((kind, found["kind"]), 0) + 1
     print()
     print("| citation kind | verdict | count |")
     print("|---|---|---:|")
     for (kind, verdict), count in sorted(verdicts.items()):
         print(f"| {kind} | {verdict} | {count} |")
+    print()
+    print("| citation kind | diagnosis | count |")
+    print("|---|---|---:|")
+    for (kind, found), count in sorted(kinds.items()):
+        print(f"| {kind} | {found} | {count} |")
     return 0
 
 

@@ -64,20 +64,40 @@ class StepBudget:
         self.spent = 0
 
     def spend(self, steps: int) -> None:
-        self.spent += int(steps)
+        self.spent += steps
         if self.spent > self.limit:
             raise TooManySteps
 
 
-@dataclass(frozen=True)
 class DocGrams:
-    """One document's token ids (int64) and its sorted token / token-pair keys with their positions."""
+    """One document's token ids (int64) and its sorted token-pair keys with their positions.
 
-    ids: np.ndarray
-    uni_keys: np.ndarray
-    uni_pos: np.ndarray
-    bi_keys: np.ndarray
-    bi_pos: np.ndarray
+    The sorted single-token keys (``uni_keys``, ``uni_pos``) are built on first use: only a
+    quote sharing no token pair with the document needs them.
+    """
+
+    __slots__ = ("ids", "bi_keys", "bi_pos", "_uni")
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.ids = ids
+        bi = pair_keys(ids)
+        self.bi_pos = np.argsort(bi, kind="stable")
+        self.bi_keys = bi[self.bi_pos]
+        self._uni: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _unigrams(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._uni is None:
+            order = np.argsort(self.ids, kind="stable")
+            self._uni = (self.ids[order], order)
+        return self._uni
+
+    @property
+    def uni_keys(self) -> np.ndarray:
+        return self._unigrams()[0]
+
+    @property
+    def uni_pos(self) -> np.ndarray:
+        return self._unigrams()[1]
 
 
 def pair_keys(ids: np.ndarray) -> np.ndarray:
@@ -103,11 +123,7 @@ class PassageIndex:
         """Positional keys of document number ``k`` (built once)."""
         hit = self._grams.get(k)
         if hit is None:
-            ids = np.frombuffer(self.index.docs[k].ids, dtype=np.int32).astype(np.int64)
-            uni_order = np.argsort(ids, kind="stable")
-            bi = pair_keys(ids)
-            bi_order = np.argsort(bi, kind="stable")
-            hit = DocGrams(ids, ids[uni_order], uni_order, bi[bi_order], bi_order)
+            hit = DocGrams(np.frombuffer(self.index.docs[k].ids, dtype=np.int32).astype(np.int64))
             self._grams[k] = hit
         return hit
 
@@ -128,7 +144,7 @@ def lookup(keys: np.ndarray, positions: np.ndarray, wanted: np.ndarray, budget: 
     lo = np.searchsorted(keys, wanted, "left")
     hi = np.searchsorted(keys, wanted, "right")
     counts = hi - lo
-    total = int(counts.sum())
+    total = int(counts.sum())  # a Python int, so the budget stays one
     budget.spend(total)
     if total == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)

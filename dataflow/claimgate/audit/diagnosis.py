@@ -20,7 +20,8 @@ tokens.
   number is a token with a digit, sign and exponent included), or adds, drops or
   replaces a number within at most :data:`NUMBER_EDIT_MAX_TOKENS` tokens;
 - ``negation_changed``: aligns, and an edit adds or drops a negation
-  (``quotes.NEGATION_WORDS``, ``n't``);
+  (``quotes.NEGATION_WORDS``, ``n't``) in an edit whose quote side has at most
+  :data:`NUMBER_EDIT_MAX_TOKENS` tokens (a removed source run of any length counts);
 - ``unmarked_elision``: the quote is the passage with runs of source tokens removed,
   nothing added or replaced, the passage spans at most ``window_chars`` characters
   and no removed run crosses a sentence end;
@@ -57,7 +58,8 @@ DIAGNOSIS_KINDS = (
 DIAGNOSIS_STEP_LIMIT = 200_000
 #: Most token edits of a ``light_edit``.
 LIGHT_EDIT_MAX_TOKENS = 2
-#: Most tokens of an added or dropped run that is a changed number (the number and, say, its unit).
+#: Most tokens of an added or dropped run that is a changed number (the number and, say, its unit),
+#: and of quote words added that count as an added negation.
 NUMBER_EDIT_MAX_TOKENS = 2
 #: Fewest tokens of a verbatim piece of a ``stitched`` quote.
 STITCH_MIN_TOKENS = 4
@@ -140,7 +142,7 @@ class _Comparison:
         changed number (a negation in it is a changed negation, see ``changes_negation``).
         """
         q, d, b = self.quote.tokens, self.region_tokens, self.before
-        for tag, q1, q2, s1, s2 in self.in_sentence_edits():
+        for _, q1, q2, s1, s2 in self.in_sentence_edits():
             quoted = sorted(t for t in q[q1:q2] if is_number(t))
             source = sorted(t for t in d[b + s1 : b + s2] if is_number(t))
             small = max(q2 - q1, s2 - s1) <= NUMBER_EDIT_MAX_TOKENS
@@ -151,7 +153,11 @@ class _Comparison:
     def changes_negation(self) -> bool:
         q, d, b = self.quote.tokens, self.region_tokens, self.before
         return any(
-            negations(q, q1, q2) != negations(d, b + s1, b + s2) for _, q1, q2, s1, s2 in self.in_sentence_edits()
+            negations(q, q1, q2) != negations(d, b + s1, b + s2)
+            for _, q1, q2, s1, s2 in self.in_sentence_edits()
+            # a longer run of the quote's own words is foreign text (stitched or paraphrased),
+            # but a removed source run of any length may hide a negation
+            if q2 - q1 <= NUMBER_EDIT_MAX_TOKENS
         )
 
     def passage_chars(self) -> tuple[int, int]:
@@ -380,6 +386,4 @@ def citation_diagnosis(
     against the document sharing the most token pairs with it (corpus postings).
     Deterministic; never raises for an odd quote. Rules: docs/audit-diagnosis.md.
     """
-    return diagnosis_with_steps(
-        quote, cited_doc_id, match, passages, window_chars=window_chars, max_steps=max_steps
-    )[0]
+    return diagnosis_with_steps(quote, cited_doc_id, match, passages, window_chars=window_chars, max_steps=max_steps)[0]

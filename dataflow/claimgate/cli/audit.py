@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.audit import standin_judge
-from claimgate.audit.judge import load_judge
 from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
+from claimgate.audit.judge import load_judge
 from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
 from claimgate.errors import UsageError
 from claimgate.execution import drivers

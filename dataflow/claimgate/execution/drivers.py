@@ -371,8 +371,9 @@ def run_audit(
     """Audit a citation table against a corpus file or a pinned manifest (exactly one).
 
     ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same
-    either way; see docs/audit-diagnosis.md). Raises ``IngestionError`` when the corpus, manifest, a source or the citation
-    table is refused; ``ValueError`` when both or neither document source is given.
+    either way; see docs/audit-diagnosis.md). Raises ``IngestionError`` when the
+    corpus, manifest, a source or the citation table is refused; ``ValueError`` when
+    both or neither document source is given.
     """
     if (corpus_path is None) == (manifest_path is None):
         raise ValueError("give exactly one of corpus_path and manifest_path")
