@@ -16,11 +16,13 @@ Model (see docs/audit-diagnosis.md, "Finding the nearest passage"):
 
 - A *verbatim run* is a maximal stretch of quote tokens equal to consecutive document
   tokens, found from shared token pairs (so a run has at least two tokens).
-- The nearest passage is anchored on the chain of runs, in order in both the quote and
+- The nearest passage is anchored on a chain of runs, in order in both the quote and
   the document (a run may repeat the quote tokens that end the run before it),
-  spanning at most ``window_chars`` original characters, with the best score:
+  spanning at most ``window_chars`` original characters, scored
   :data:`SKIP_WEIGHT` points per quote token covered, minus one per source token left
-  out between runs (on ties the shortest document span, then the earliest). Without
+  out between runs. The :data:`CANDIDATE_CHAINS` best chains (ranked by score, then
+  the shortest document span, then the earliest; one per first run) are aligned and
+  the one sharing the most quote tokens wins (the better-ranked on ties). Without
   any shared token pair, the anchor is the window of ``2 x quote tokens`` document
   tokens holding the most distinct quote positions by shared single tokens.
 - The chain's runs are kept as aligned blocks; the gaps between them, and the quote's
@@ -48,6 +50,8 @@ from claimgate.textlines import LineIndex
 SKIP_WEIGHT = 8
 #: Source tokens added on either side of the anchored region before aligning (the alignment trims them).
 REGION_SLACK = 3
+#: Best chains (with different first runs) aligned; the one sharing the most quote tokens is the nearest passage.
+CANDIDATE_CHAINS = 3
 #: Longest verbatim runs (by length, then document position) kept for the chain search.
 MAX_CHAIN_RUNS = 48
 
@@ -185,8 +189,8 @@ def verbatim_runs(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) ->
     return Runs(qi[first], qi[last] + 2, p[first])
 
 
-def _chain(runs: Runs, doc_starts, doc_ends, window_chars: int, budget: StepBudget) -> list[int]:
-    """Indices of the run chain covering the most quote tokens (see the module docstring)."""
+def _chains(runs: Runs, doc_starts, doc_ends, window_chars: int, budget: StepBudget) -> list[list[int]]:
+    """Run indices of the best-scoring chains, best first, at most one per first run (see the module docstring)."""
     keep = np.lexsort((runs.p_start, -runs.length))[:MAX_CHAIN_RUNS]
     keep = keep[np.lexsort((runs.q_start[keep], runs.p_start[keep]))]  # document order
     qs, qe, ps = runs.q_start[keep].tolist(), runs.q_end[keep].tolist(), runs.p_start[keep].tolist()
@@ -209,13 +213,22 @@ def _chain(runs: Runs, doc_starts, doc_ends, window_chars: int, budget: StepBudg
                 candidate = score[i] + SKIP_WEIGHT * gain - skipped
                 if (candidate, ps[head[i]]) > (score[j], ps[head[j]]):
                     score[j], back[j], head[j] = candidate, i, head[i]
-    # most tokens covered, then the shortest document span, then the earliest
-    best = max(range(r), key=lambda j: (score[j], ps[head[j]] - pe[j], -ps[head[j]]))
-    chain = []
-    while best >= 0:
-        chain.append(int(keep[best]))
-        best = back[best]
-    return chain[::-1]
+    # most tokens covered, then the shortest document span, then the earliest; one chain per head run
+    ranked = sorted(range(r), key=lambda j: (-score[j], pe[j] - ps[head[j]], ps[head[j]]))
+    chains: list[list[int]] = []
+    heads: set[int] = set()
+    for end in ranked:
+        if head[end] in heads:
+            continue
+        heads.add(head[end])
+        chain = []
+        while end >= 0:
+            chain.append(int(keep[end]))
+            end = back[end]
+        chains.append(chain[::-1])
+        if len(chains) == CANDIDATE_CHAINS:
+            break
+    return chains
 
 
 def densest_window(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -> tuple[int, int, int] | None:
@@ -240,23 +253,25 @@ def densest_window(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -
 Anchor = tuple[int, int, int]  # quote [q_start, q_end) equals document tokens from p_start
 
 
-def anchored_region(quote_ids, grams: DocGrams, runs: Runs, doc_starts, doc_ends, window_chars, budget):
-    """``(lo, hi, anchors)``: document token range ``[lo, hi)`` to align against and the chain's runs.
+def anchored_regions(quote_ids, grams: DocGrams, runs: Runs, doc_starts, doc_ends, window_chars, budget):
+    """``[(lo, hi, anchors)]`` per candidate chain: a document token range to align against and the chain's runs.
 
-    The anchors are the best chain's runs, in order, each trimmed of the quote tokens
-    it repeats from the run before it.
+    The anchors are the chain's runs, in order, each trimmed of the quote tokens it
+    repeats from the run before it.
     """
-    chain = _chain(runs, doc_starts, doc_ends, window_chars, budget)
-    anchors: list[Anchor] = []
-    for j in chain:
-        qs, qe, ps = int(runs.q_start[j]), int(runs.q_end[j]), int(runs.p_start[j])
-        overlap = max(0, anchors[-1][1] - qs) if anchors else 0
-        anchors.append((qs + overlap, qe, ps + overlap))
-    head = anchors[0][0]
-    tail = len(quote_ids) - anchors[-1][1]
-    lo = max(0, anchors[0][2] - head - REGION_SLACK)
-    hi = min(len(grams.ids), anchors[-1][2] + anchors[-1][1] - anchors[-1][0] + tail + REGION_SLACK)
-    return lo, hi, anchors
+    regions = []
+    for chain in _chains(runs, doc_starts, doc_ends, window_chars, budget):
+        anchors: list[Anchor] = []
+        for j in chain:
+            qs, qe, ps = int(runs.q_start[j]), int(runs.q_end[j]), int(runs.p_start[j])
+            overlap = max(0, anchors[-1][1] - qs) if anchors else 0
+            anchors.append((qs + overlap, qe, ps + overlap))
+        head = anchors[0][0]
+        tail = len(quote_ids) - anchors[-1][1]
+        lo = max(0, anchors[0][2] - head - REGION_SLACK)
+        hi = min(len(grams.ids), anchors[-1][2] + anchors[-1][1] - anchors[-1][0] + tail + REGION_SLACK)
+        regions.append((lo, hi, anchors))
+    return regions
 
 
 def _gap_ops(quote: list[int], source: list[int], q0: int, s0: int, budget: StepBudget) -> list[tuple]:

@@ -95,11 +95,15 @@ def _quote_ids(quote: NormalizedText, index: CorpusIndex) -> np.ndarray:
     return np.asarray([index.vocab.get(t, base + j) for j, t in enumerate(quote.tokens)], dtype=np.int64)
 
 
-def _span(starts, ends, lo: int, hi: int) -> tuple[int, int]:
-    """Original characters of tokens ``lo..hi-1``; an empty range is the point after token ``lo - 1``."""
+def _span(starts, ends, lo: int, hi: int, leading: bool = False) -> tuple[int, int]:
+    """Original characters of tokens ``lo..hi-1``.
+
+    An empty range is a point: after token ``lo - 1``, or, when ``leading`` (or at the
+    text's start), before token ``lo``.
+    """
     if hi > lo:
         return int(starts[lo]), int(ends[hi - 1])
-    point = int(ends[lo - 1]) if lo > 0 else int(starts[0])
+    point = int(starts[lo]) if (leading or lo == 0) and lo < len(starts) else int(ends[lo - 1])
     return point, point
 
 
@@ -175,8 +179,9 @@ class _Comparison:
         rows = []
         q, doc, lo = self.quote, self.doc, self.lo
         for tag, q1, q2, s1, s2 in self.edits:
-            qs, qe = _span(q.starts, q.ends, q1, q2)
-            ss, se = _span(doc.starts, doc.ends, lo + s1, lo + s2)
+            leading = (q1, s1) == (self.ops[0][1], self.ops[0][3])  # an edit at the passage's start
+            qs, qe = _span(q.starts, q.ends, q1, q2, leading)
+            ss, se = _span(doc.starts, doc.ends, lo + s1, lo + s2, leading)
             rows.append(
                 {
                     "op": _OPS[tag],
@@ -238,17 +243,23 @@ def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, windo
     grams = passages.grams(k)
     doc = index.docs[k]
     runs = ad.verbatim_runs(quote_ids, grams, budget)
-    anchors: list[ad.Anchor] = []
     if len(runs):
-        lo, hi, anchors = ad.anchored_region(quote_ids, grams, runs, doc.starts, doc.ends, window_chars, budget)
+        regions = ad.anchored_regions(quote_ids, grams, runs, doc.starts, doc.ends, window_chars, budget)
     else:
         window = ad.densest_window(quote_ids, grams, budget)
         if window is None or 2 * window[2] < m:
             return _result("fabricated", None, 0 if window is None else window[2], m, [])
-        lo, hi = window[0], window[1]
-    ops = ad.aligned_ops(quote_ids, grams.ids[lo:hi], budget, anchors, lo)
+        regions = [(window[0], window[1], [])]
+    best = None
+    for lo, hi, anchors in regions:
+        ops = ad.aligned_ops(quote_ids, grams.ids[lo:hi], budget, anchors, lo)
+        shared = sum(q2 - q1 for tag, q1, q2, _, _ in ops if tag == "equal")
+        if best is None or shared > best[0]:
+            best = (shared, lo, hi, ops)
+    _, lo, hi, ops = best
     if not any(tag == "equal" for tag, *_ in ops):
         return _result("fabricated", None, 0, m, [])
+    ops = _edges_within_sentences(ops, doc, lo)
     ops, lo, hi = _edge_negations(quote, index, grams, ops, lo, hi)
     comparison = _Comparison(quote, doc, _region_tokens(index, grams, lo, hi), lo, ops)
     aligns = 2 * comparison.shared >= m
@@ -272,6 +283,30 @@ def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, windo
     if kind == "stitched":
         out["pieces"] = [_piece(quote, doc, s, e, p) for s, e, p in pieces]
     return out
+
+
+def _ends_sentence(doc, before: int, after: int) -> bool:
+    """Does a sentence end between document tokens ``before`` and ``after`` (original text between them)?"""
+    return bool(_SENTENCE_END_RE.search(doc.original[doc.ends[before] : doc.starts[after]]))
+
+
+def _edges_within_sentences(ops: list, doc, lo: int) -> list:
+    """Edge replacements cut back so the passage does not reach across a sentence end.
+
+    A quote whose first (last) words have no counterpart is aligned with as many source
+    tokens before (after) the aligned middle; those stop at the sentence end nearest to
+    the middle, and with none left the edit is the quote's own words (``insert``).
+    """
+    ops = list(ops)
+    tag, q1, q2, s1, s2 = ops[0]
+    if tag == "replace" and lo + s2 < len(doc.starts):
+        cut = next((b for b in range(s2, s1, -1) if _ends_sentence(doc, lo + b - 1, lo + b)), s1)
+        ops[0] = (tag, q1, q2, cut, s2) if cut < s2 else ("delete", q1, q2, s2, s2)
+    tag, q1, q2, s1, s2 = ops[-1]
+    if tag == "replace" and lo + s1 > 0:
+        cut = next((b for b in range(s1, s2) if _ends_sentence(doc, lo + b - 1, lo + b)), s2)
+        ops[-1] = (tag, q1, q2, s1, cut) if cut > s1 else ("delete", q1, q2, s1, s1)
+    return ops
 
 
 def _edge_negations(quote: NormalizedText, index: CorpusIndex, grams: ad.DocGrams, ops: list, lo: int, hi: int):
