@@ -19,8 +19,12 @@ per timing, so building the per-document lookups is included), side by side with
 the audit alone (target: at most 2x), with the kinds found; then one pathological
 quote (long, against a document of many near passages) shows the step limit.
 
+With ``--near-misses`` the fabricated 30% become near misses of real quotes of
+their cited document (a changed number, a dropped, replaced or inserted word, two
+pieces 18 words apart joined), which the diagnosis must align rather than dismiss.
+
 Usage: ``python benchmarks/audit_scale.py [--docs 20000] [--citations 4000]
-[--scan-citations N] [--growth] [--seed 0]``. Exit code 0. Indexed timings (with
+[--scan-citations N] [--growth] [--near-misses] [--seed 0]``. Exit code 0. Indexed timings (with
 and without diagnosis) are the best of three runs; the scan baseline is run once.
 """
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import random
 import resource
 import sys
 import time
@@ -49,6 +54,38 @@ def run_indexed(index, citations, repeat: int = 3):
         results = [audit_quote(q, d, index) for _, q, d in citations]
         best = min(best, time.perf_counter() - t0)
     return results, best
+
+
+def near_misses(citations, doc_words: dict[str, list[str]], seed: int):
+    """The citations with every fabricated one replaced by a near miss of a real quote of its cited document.
+
+    Edits cycle through: a number changed, a word dropped, a word replaced, "not"
+    inserted, two pieces 18 words apart joined. Deterministic (``random.Random(seed + 2)``).
+    """
+    rng = random.Random(seed + 2)
+    out = []
+    made = 0
+    for kind, quote, doc_id in citations:
+        if kind != "fabricated":
+            out.append((kind, quote, doc_id))
+            continue
+        made += 1
+        words = doc_words[doc_id]
+        i = rng.randrange(0, len(words) - 30)
+        piece = list(words[i : i + 14])
+        edit = ("number", "drop", "replace", "negation", "pieces 18 words apart")[made % 5]
+        if edit == "number":
+            piece[7] = f"{rng.randint(1, 999)}.{rng.randint(0, 9)}"
+        elif edit == "drop":
+            del piece[7]
+        elif edit == "replace":
+            piece[7] = "zyzzyva"
+        elif edit == "negation":
+            piece.insert(7, "not")
+        else:
+            piece = piece[:7] + list(words[i + 25 : i + 30])
+        out.append((f"near miss: {edit}", " ".join(piece), doc_id))
+    return out
 
 
 def run_diagnosed(index, citations, repeat: int = 3):
@@ -84,11 +121,15 @@ def main() -> int:
                     help="run the scan baseline on the first N citations only (default: all)")  # fmt: skip
     ap.add_argument("--growth", action="store_true", help="also time the indexed audit on a 10x smaller corpus")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--near-misses", action="store_true",
+                    help="replace the fabricated citations by near misses of real quotes (diagnosis cost)")  # fmt: skip
     args = ap.parse_args()
 
     t0 = time.perf_counter()
     docs, doc_words, vocab, weights = make_corpus(args.docs, args.seed)
     citations = make_citations(args.citations, doc_words, vocab, weights, args.seed)
+    if args.near_misses:
+        citations = near_misses(citations, doc_words, args.seed)
     t_gen = time.perf_counter() - t0
     size = sum(map(len, docs.values()))
     t0 = time.perf_counter()
