@@ -96,13 +96,8 @@ def citation_matches(
     return frame.astype({"gate_verdict": "str", "reason": "str"})
 
 
-def passage_index(normalized_sources: CorpusIndex) -> PassageIndex:
-    """Where tokens and token pairs sit in each document, built lazily once per document per run."""
-    return PassageIndex(normalized_sources)
-
-
 def citation_diagnoses(
-    citation_matches: pd.DataFrame, passage_index: PassageIndex, window_chars: int = 2000, diagnose: bool = True
+    citation_matches: pd.DataFrame, normalized_sources: CorpusIndex, window_chars: int = 2000, diagnose: bool = True
 ) -> pd.Series:
     """The near-miss diagnosis of every citation (object Series on ``citation_matches``' index).
 
@@ -110,10 +105,13 @@ def citation_diagnoses(
     outcome: a dict for ``not_found`` and ``misattributed`` rows (and
     ``insufficient_quote`` rows with a near, differing passage), ``None`` otherwise and
     for every row when ``diagnose`` is False. Reads the gate's columns
-    (``gate_verdict``, ``reason``, ``matched_doc_ids``) and changes none of them.
+    (``gate_verdict``, ``reason``, ``matched_doc_ids``) and changes none of them. One
+    ``PassageIndex`` per call (per run, or per partition), built lazily per cited
+    document, so an executor ships the corpus index once.
     """
-    values: list[dict | None] = []
+    values: list[dict | None] = [None] * len(citation_matches)
     if diagnose:
+        passages = PassageIndex(normalized_sources)
         rows = zip(
             citation_matches["quote"],
             citation_matches["doc_id"],
@@ -121,11 +119,9 @@ def citation_diagnoses(
             citation_matches["reason"],
             citation_matches["matched_doc_ids"],
         )
-        for quote, doc_id, verdict, reason, matched in rows:
+        for i, (quote, doc_id, verdict, reason, matched) in enumerate(rows):
             match = {"verdict": verdict, "reason": reason, "matched_doc_ids": matched}
-            values.append(citation_diagnosis(quote, doc_id, match, passage_index, window_chars=window_chars))
-    else:
-        values = [None] * len(citation_matches)
+            values[i] = citation_diagnosis(quote, doc_id, match, passages, window_chars=window_chars)
     return pd.Series(values, dtype=object, index=citation_matches.index)
 
 
