@@ -108,6 +108,30 @@ def test_changed_number_edit_names_both_numbers_with_their_spans(index, passages
     assert diagnosis["shared_tokens"] == diagnosis["quote_tokens"] - 1
 
 
+@pytest.mark.parametrize(
+    "source, quote",
+    [
+        (
+            "The effect held at p < 10\u207b\u2075 in all cohorts of the study.",
+            "The effect held at p < 10\u207b\u2074 in all cohorts",
+        ),
+        ("Yields rose to 3.2e-4 mol in the second batch of runs.", "Yields rose to 3.2e-5 mol in the second batch"),
+        (
+            "Mean weight change was net \u22124 kg at week 12 in the trial.",
+            "Mean weight change was net 4 kg at week 12",
+        ),
+    ],
+    ids=["superscript-exponent", "e-notation-exponent", "sign"],
+)
+def test_changed_exponent_or_sign_is_number_changed(source, quote):
+    idx = build_corpus_index({"d": source})
+    match = audit_quote(quote, "d", idx)
+    assert match["verdict"] == "not_found"
+    diagnosis = citation_diagnosis(quote, "d", match, PassageIndex(idx))
+    assert diagnosis["kind"] == "number_changed", diagnosis
+    assert len(diagnosis["edits"]) == 1
+
+
 def test_dropped_negation_is_a_delete_edit_at_the_quote_point(index, passages):
     quote = "The trial was powered to assess rare adverse events"
     _, diagnosis = diagnose(quote, "trial", index, passages)
@@ -270,3 +294,34 @@ def test_no_diagnose_flag_writes_the_rows_without_diagnosis_and_counts_kinds_oth
     counts = dict(line.split() for line in table.splitlines()[2:] if line.strip())
     assert counts == {kind: str(sum(c[0] == kind for c in CASES)) for kind, _, _ in CASES}
     assert "diagnosis" not in off.stdout
+    csv_off = run_cli(*base, "--output", str(tmp_path / "off.csv"), "--no-diagnose", "--quiet")
+    assert csv_off.returncode == 0
+    assert (tmp_path / "off.csv").read_text().splitlines()[0].split(",")[-1] == "model_calls"
+
+
+TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(" ".join(DOCS.values()).split()),
+        st.sampled_from(
+            ["...", "…", "[sic]", "[not]", "n't", "-4.1", "4.7", "not", "\u00ad", "ﬁ", "\n", "「」", "人工"]
+        ),
+        st.text(max_size=6),
+    ),
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(quote=TEXT, cited=st.sampled_from(["trial", "summary", "nope"]))
+def test_any_quote_gets_a_well_formed_diagnosis_or_none_and_never_raises(index, passages, quote, cited):
+    match, diagnosis = diagnose(quote, cited, index, passages)
+    if match["verdict"] == "found":
+        assert diagnosis is None
+    if diagnosis is None:
+        return
+    assert diagnosis["kind"] in DIAGNOSIS_KINDS
+    assert diagnosis["quote_tokens"] > 0
+    if diagnosis["shared_tokens"] is not None:
+        assert 0 <= diagnosis["shared_tokens"] <= diagnosis["quote_tokens"]
+    assert_spans_slice_the_originals(quote, diagnosis)
+    assert ("occurs_in" in diagnosis) == (match["verdict"] == "misattributed")
