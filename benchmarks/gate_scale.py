@@ -11,7 +11,7 @@ folder (or ``--workdir``), then runs, each in a fresh child process:
   command line in-process (one Hamilton execution over frames, JSONL written by the
   command's own writer), at 1/4, 1/2 and all of the cases (linearity);
 - **baseline**: the manifest loaded and verified once, then ``reference.decide_case``
-  applied case by case (each case parses its eligible sources again, as the issue's
+  applied case by case (each case parses its eligible sources again, as the rules page
   rules do) and the same JSONL rows written with the same writer.
 
 Times are wall-clock seconds inside the child from reading the inputs to the
@@ -62,12 +62,12 @@ def run_batch(manifest: Path, cases: Path, output: Path, executor: str) -> None:
 
 
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
-    """The issue's rules case by case: manifest verified once, ``decide_case`` per row, same JSONL writer."""
+    """docs/gate-rules.md case by case: manifest verified once, ``decide_case`` per row, same JSONL writer."""
     from claimgate.execution.drivers import case_entry
-    from claimgate.gate.loading import verified_sources
     from claimgate.gate.reference import decide_case
     from claimgate.gate.requests import refused_result
     from claimgate.gate.schema import load_schema
+    from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest
     from claimgate.io.tables import case_table_frame, read_case_rows, write_jsonl
 

@@ -1,4 +1,4 @@
-"""The notebooks in ``notebooks/`` run top to bottom and are stored without outputs (issue 5).
+"""The notebooks in ``notebooks/`` run top to bottom and are stored without outputs.
 
 Each notebook is executed with nbclient on the ``python3`` kernel, with the notebooks
 folder as working directory, as a reader opening it in Jupyter would. The asserts

@@ -1,11 +1,13 @@
-"""DAG pictures: one per case with its path highlighted, deterministic, and honest without Graphviz."""
+"""DAG pictures: one per case with its path highlighted, labels that fit, deterministic, honest without Graphviz."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from xml.etree import ElementTree
 
 import pytest
 from claimgate import pictures
@@ -30,22 +32,92 @@ def test_default_run_writes_one_picture_per_case(default_run):
     assert (default_run / "audit_dag.svg").exists()
 
 
+def _node_styles(dot: str) -> dict[str, str]:
+    """Node name -> its statement's attribute text, for the node statements of a DOT text."""
+    styles = {}
+    for line in dot.splitlines():
+        match = re.match(r'\s*("[^"]+"|\w+) \[(.*)\]$', line)
+        if match and "->" not in line:
+            styles[match.group(1).strip('"')] = match.group(2)
+    return styles
+
+
 @pytest.mark.parametrize("case_id", CASE_IDS)
-def test_case_picture_marks_the_deciding_node_and_greys_the_unreached(default_run, case_id):
+def test_case_picture_highlights_exactly_the_deciding_node_and_every_node_that_ran(default_run, case_id):
     result = json.loads((default_run / "gate_result.json").read_text())
     decided_at = next(c["result"]["decided_at"] for c in result["cases"] if c["case_id"] == case_id)
-    dot = (default_run / "cases" / f"{case_id}.dot").read_text()
-    decided_fill = pictures.DECIDED_STYLE["fillcolor"]
-    decided_lines = [line.strip() for line in dot.splitlines() if decided_fill in line]
-    assert len(decided_lines) == 2  # the node itself and its legend entry
-    assert sorted(line.split(" [")[0] for line in decided_lines) == sorted([decided_at, '"decided here"'])
-    reached = pictures.nodes_reached(decided_at)
-    for node in pictures.GATE_DECISION_ORDER:
-        line = next(x for x in dot.splitlines() if x.strip().startswith(f"{node} ["))
-        if node == decided_at:
+    styles = _node_styles((default_run / "cases" / f"{case_id}.dot").read_text())
+    decided_fill = f'fillcolor="{pictures.DECIDED_STYLE["fillcolor"]}"'
+    highlighted = sorted(name for name, attrs in styles.items() if decided_fill in attrs)
+    assert highlighted == sorted([decided_at, "decided here"])  # the node itself and its legend entry
+    graph = drivers.gate_driver().graph
+    ran = pictures.nodes_ran(graph, decided_at)
+    functions = [name for name, node in graph.nodes.items() if node.user_defined is False and name in styles]
+    assert functions, "no function nodes found in the picture"
+    for name in functions:
+        if name == decided_at:
             continue
-        expected = pictures.RAN_STYLE["fillcolor"] if node in reached else pictures.NOT_REACHED_STYLE["fillcolor"]
-        assert expected in line, (node, line)
+        expected = pictures.RAN_STYLE if name in ran else pictures.NOT_REACHED_STYLE
+        assert f'fillcolor="{expected["fillcolor"]}"' in styles[name], (name, styles[name])
+
+
+def test_malformed_directive_picture_shows_directive_errors_deciding_after_the_parse_ran(default_run):
+    styles = _node_styles((default_run / "cases" / "malformed-directive.dot").read_text())
+    ran, grey = pictures.RAN_STYLE["fillcolor"], pictures.NOT_REACHED_STYLE["fillcolor"]
+    assert pictures.DECIDED_STYLE["fillcolor"] in styles["directive_errors"]
+    for name in ("eligible_sources", "source_directives", "gate_result", "gate_results"):
+        assert ran in styles[name], name
+    for name in ("missing_sources", "conflicting_values", "agreed_values"):
+        assert grey in styles[name], name
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
+def test_case_picture_has_no_config_box_or_config_suffix(default_run, case_id):
+    dot = (default_run / "cases" / f"{case_id}.dot").read_text()
+    assert "shape=note" not in dot
+    assert ": partitioned" not in dot and "partitioned [" not in dot
+
+
+def test_gate_dag_captions_its_config_box(default_run):
+    dot = (default_run / "gate_dag.dot").read_text()
+    assert "partitioned [" in dot and 'label="config (partitioned=False):' in dot
+
+
+def _text_boxes(svg: str):
+    """``(node title, node bounding box, [(x_start, text, font-size, family)])`` for every node of an SVG."""
+    root = ElementTree.fromstring(svg)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    for group in root.iter("{http://www.w3.org/2000/svg}g"):
+        if group.get("class") != "node":
+            continue
+        shape = group.find("s:path", ns) if group.find("s:path", ns) is not None else group.find("s:polygon", ns)
+        numbers = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", shape.get("d") or shape.get("points"))]
+        xs = numbers[0::2]
+        texts = []
+        for text in group.findall("s:text", ns):
+            size = float(text.get("font-size"))
+            width = len(text.text or "") * MONOSPACE_ADVANCE * size
+            x = float(text.get("x"))
+            start = {"start": x, "middle": x - width / 2, "end": x - width}[text.get("text-anchor")]
+            texts.append((start, start + width, text.text, text.get("font-family")))
+        yield group.find("s:title", ns).text, (min(xs), max(xs)), texts
+
+
+#: Widest advance among common monospace fonts (DejaVu Sans Mono and Menlo 0.602 em; Courier New,
+#: Liberation Mono, Nimbus Mono 0.600 em), rounded up.
+MONOSPACE_ADVANCE = 0.61
+
+
+@pytest.mark.parametrize("picture", ["gate_dag.svg", "audit_dag.svg", "cases/malformed-directive.svg"])
+def test_every_label_fits_its_box_in_any_common_monospace_font(default_run, picture):
+    svg = (default_run / picture).read_text()
+    checked = 0
+    for title, (left, right), texts in _text_boxes(svg):
+        for start, end, text, family in texts:
+            assert family.split(",")[0] == pictures.FONT and family.endswith("monospace"), (title, family)
+            assert left < start and end < right, (title, text, (start, end), (left, right))
+            checked += 1
+    assert checked > 10
 
 
 def test_committed_readme_figures_match_what_the_pipeline_draws(default_run):

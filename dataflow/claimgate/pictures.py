@@ -5,6 +5,13 @@ and returns a ``graphviz.Digraph``; this module writes its DOT source and render
 SVG. Hamilton emits statements in set order, which changes from process to process,
 so the DOT text is put in a canonical order first: same graph, same bytes.
 
+A case picture tells the truth about one case: the highlighted node is the node
+whose code decided it (``decided_at``), green nodes are the ones that ran for it
+(``nodes_ran``, from the graph and the deciding nodes' ``decides`` tags), and
+Hamilton's config boxes are left out (the whole-DAG picture keeps them, with a
+one-line caption). Every label is set in a monospace font (``FONT``), so the boxes
+fit on Linux, macOS and Windows alike.
+
 Rendering uses, in order, the ``graphviz-pure`` program (a self-contained ``dot``
 installed from PyPI with this package, same bytes on every platform) and a system
 Graphviz ``dot``. Where neither exists the ``.dot`` file is still written and one
@@ -18,25 +25,17 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
+from claimgate.gate.decisions import decision_stages, downstream, upstream
 from claimgate.io.tables import write_atomic
 
-#: Decision nodes of the gate in decision order; a case "ran" every node up to the one that decided it.
-GATE_DECISION_ORDER = (
-    "validated_requests",
-    "candidate_sources",
-    "eligible_sources",
-    "source_directives",
-    "parsed_claims",
-    "directive_errors",
-    "missing_sources",
-    "gate_result",
-    "gate_results",
-)
-#: Nodes every case needs before its request is checked.
-GATE_LOADING_NODES = ("load_manifest", "verified_sources", "claim_schema", "case_rows", "case_table")
+#: Font of every label. Every common monospace font (Courier New on Windows and macOS, Liberation Mono,
+#: Nimbus Mono or DejaVu Sans Mono on Linux, Menlo) advances 0.60-0.61 em per character, so the box widths
+#: Graphviz computes with Courier metrics hold whichever of them the viewer substitutes; proportional
+#: fonts differ by 10-20% between Helvetica, Arial and the DejaVu Sans a bare Linux falls back to.
+FONT = "Courier"
 
 DECIDED_STYLE = {"fillcolor": "#e4572e", "fontcolor": "#ffffff", "penwidth": "3", "style": "rounded,filled,bold"}
 RAN_STYLE = {"fillcolor": "#a7d7a1", "style": "rounded,filled"}
@@ -48,6 +47,7 @@ NOT_REACHED_STYLE = {
 }
 
 
+_FONTNAME = re.compile(r'fontname=("[^"]*"|[^\s\]]+)')
 _TABLE = re.compile(r"(<table[^>]*>)((?:<tr>.*?</tr>)+)(</table>)")
 _ROW = re.compile(r"<tr>.*?</tr>")
 
@@ -102,6 +102,17 @@ def canonical_dot(source: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def portable_fonts(source: str) -> str:
+    """Set every ``fontname`` of a DOT text to ``FONT`` (Hamilton writes Helvetica), and the graph default too."""
+    text = _FONTNAME.sub(f"fontname={FONT}", source)
+    return re.sub(r"^(\s*graph \[)", rf"\1fontname={FONT} ", text, count=1, flags=re.MULTILINE)
+
+
+def picture_dot(source: str) -> str:
+    """The DOT text a picture is drawn from: ``portable_fonts`` then ``canonical_dot``."""
+    return canonical_dot(portable_fonts(source))
+
+
 def find_renderer() -> list[str] | None:
     """The command that turns DOT into SVG: ``graphviz-pure`` (next to this Python or on PATH), else ``dot``."""
     scripts = Path(sysconfig.get_path("scripts"))
@@ -116,13 +127,13 @@ def find_renderer() -> list[str] | None:
 
 
 def svg_text(dot_source: str) -> str | None:
-    """Render DOT text to SVG text in memory (canonical order first); ``None`` without a renderer or on failure."""
+    """Render DOT text to SVG text in memory (``picture_dot`` first); ``None`` without a renderer or on failure."""
     renderer = find_renderer()
     if renderer is None:
         return None
     completed = subprocess.run(
         [*renderer, "-Tsvg"],
-        input=canonical_dot(dot_source).encode("utf-8"),
+        input=picture_dot(dot_source).encode("utf-8"),
         capture_output=True,
         check=False,
         timeout=120,
@@ -139,7 +150,7 @@ def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tu
     base = Path(out_base)
     # Append, never replace, the extension: a case id such as "release.1.0" keeps its dots.
     dot_path = base.with_name(base.name + ".dot")
-    canonical = canonical_dot(dot_source)
+    canonical = picture_dot(dot_source)
     write_atomic(dot_path, lambda handle: handle.write(canonical.encode("utf-8")))
     renderer = find_renderer()
     if renderer is None:
@@ -155,27 +166,67 @@ def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tu
     return [dot_path, picture], None
 
 
-def nodes_reached(decided_at: str, order: Iterable[str] = GATE_DECISION_ORDER) -> set[str]:
-    """Gate nodes a case passed through, up to and including ``decided_at``."""
-    reached = set(GATE_LOADING_NODES)
-    for name in order:
-        reached.add(name)
-        if name == decided_at:
-            break
-    return reached
+def nodes_ran(graph, decided_at: str) -> set[str]:
+    """Nodes of a Hamilton ``FunctionGraph`` that ran for a case decided at ``decided_at``.
+
+    Those are the deciding node, everything it depends on, and the nodes that assemble
+    every case's result (downstream of the last deciding node: ``gate_result``,
+    ``gate_results``). The deciding stages after ``decided_at`` never saw the case
+    (each stage passes on only the cases it left open), nor did the nodes that feed
+    only them. The stages come from ``decisions.decision_stages`` (the ``decides`` tags).
+    """
+    stages = [name for name, _ in decision_stages(graph)]
+    if decided_at not in stages:
+        raise ValueError(f"{decided_at!r} is not a deciding node ({', '.join(stages)})")
+    return {decided_at} | upstream(graph, decided_at) | downstream(graph, stages[-1])
 
 
-def case_style(decided_at: str, reached: set[str]) -> Callable:
+def hide_config(graph, config: dict) -> None:
+    """Drop Hamilton's config boxes from a drawn ``graphviz.Digraph``, in place.
+
+    Removes each config key's node (a ``note`` box) and the legend's ``config`` entry,
+    and the ``: <key>`` suffix Hamilton adds to the labels of nodes chosen by a config
+    value (``case_table: partitioned`` becomes ``case_table``).
+    """
+    keys = set(config)
+    kept = []
+    for line in graph.body:
+        name = line.strip().split(" [", 1)[0]
+        if name in keys or name == "config":
+            continue
+        for key in keys:
+            line = line.replace(f": {key}</b>", "</b>")
+        kept.append(line)
+    graph.body[:] = kept
+
+
+def config_caption(config: dict) -> str:
+    """One line saying what Hamilton's config boxes in a DAG picture mean."""
+    values = ", ".join(f"{key}={value}" for key, value in sorted(config.items()))
+    return (
+        f"config ({values}): nodes labelled 'name: key' are the variant the config chose; "
+        "partitioned=True runs each partition of the table as a task on an executor"
+    )
+
+
+def dag_graph(dr):
+    """The whole DAG of a driver, captioned with what its config boxes mean (``graphviz.Digraph``)."""
+    graph = dr.display_all_functions(orient="LR")
+    graph.attr(label=config_caption(dr.graph.config), labelloc="b", labeljust="l")
+    return graph
+
+
+def case_style(decided_at: str, ran: set[str]) -> Callable:
     """A Hamilton ``custom_style_function`` highlighting one case's path.
 
-    The deciding node is drawn solid red-orange, nodes the case passed through green,
+    The deciding node is drawn solid red-orange, nodes that ran for the case green,
     the rest grey and dashed; legend entries name the three.
     """
 
     def style(*, node, node_class):  # signature fixed by Hamilton
         if node.name == decided_at:
             return dict(DECIDED_STYLE), node_class, "decided here"
-        if node.name in reached:
+        if node.name in ran:
             return dict(RAN_STYLE), node_class, "ran for this case"
         if node_class == "function":
             return dict(NOT_REACHED_STYLE), node_class, "not reached"
@@ -187,11 +238,11 @@ def case_style(decided_at: str, reached: set[str]) -> Callable:
 def case_graph(dr, case_id: object, decided_at: str):
     """The gate DAG drawn for one case: its path highlighted, titled with the deciding node.
 
-    ``dr`` is the gate driver (``pipeline.gate_driver()``); returns Hamilton's
-    ``graphviz.Digraph`` (use ``.source`` for the DOT text).
+    ``dr`` is the gate driver (``drivers.gate_driver()``); returns Hamilton's
+    ``graphviz.Digraph`` (use ``.source`` for the DOT text), without config boxes.
     """
-    graph = dr.display_all_functions(
-        orient="LR", custom_style_function=case_style(decided_at, nodes_reached(decided_at))
-    )
-    graph.attr(label=f"case {case_id}: decided at {decided_at}", labelloc="t", fontname="Helvetica")
+    ran = nodes_ran(dr.graph, decided_at)
+    graph = dr.display_all_functions(orient="LR", custom_style_function=case_style(decided_at, ran))
+    hide_config(graph, dr.graph.config)
+    graph.attr(label=f"case {case_id}: decided at {decided_at}", labelloc="t")
     return graph

@@ -1,6 +1,6 @@
 """The batch gate (one Hamilton execution over frames) equals the one-case-at-a-time rules, field for field.
 
-``reference.decide_case`` is issue 2's rules applied to one case; the batch must give
+``reference.decide_case`` is docs/gate-rules.md applied to one case; the batch must give
 the same result object for every row of the fixture table and of a generated table
 with bad rows of every kind, whatever the case table's format.
 """

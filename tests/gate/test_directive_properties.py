@@ -1,4 +1,4 @@
-"""Issue 6, property-based tests (hypothesis) for the directive parser.
+"""Property-based tests (hypothesis) for the directive parser (docs/gate-rules.md, "Directives").
 
 On arbitrary text the parser either returns claims or raises ``DirectiveError``, never
 anything else; every claim's offsets slice back to its quote, its line number is the 1-based

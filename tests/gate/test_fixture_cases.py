@@ -1,18 +1,18 @@
-"""The eight fixture cases of issue 2: status, reason and decided_at, through the Hamilton driver."""
+"""The eight fixture cases (docs/gate-rules.md, "The teaching cases"): status, reason, decided_at via the driver."""
 
 from __future__ import annotations
 
 import pytest
 
 EXPECTED = {
-    "newer-wrong-version-excluded": ("ready", "eligible_directives_agree", "gate_result"),
-    "compatible-agreement": ("ready", "eligible_directives_agree", "gate_result"),
-    "same-version-conflict": ("conflict", "same_version_directives_disagree", "gate_result"),
+    "newer-wrong-version-excluded": ("ready", "eligible_directives_agree", "agreed_values"),
+    "compatible-agreement": ("ready", "eligible_directives_agree", "agreed_values"),
+    "same-version-conflict": ("conflict", "same_version_directives_disagree", "conflicting_values"),
     "absent-version": ("not_in_docs", "no_eligible_version", "eligible_sources"),
     "missing-claim": ("not_in_docs", "requested_claim_missing", "missing_sources"),
     "partial-missing-claim": ("not_in_docs", "requested_claim_missing", "missing_sources"),
-    "unknown-directive-value": ("refused", "unknown_directive_value", "parsed_claims"),
-    "malformed-directive": ("refused", "malformed_directive", "parsed_claims"),
+    "unknown-directive-value": ("refused", "unknown_directive_value", "directive_errors"),
+    "malformed-directive": ("refused", "malformed_directive", "directive_errors"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Issue 2's exact rules, through the batch gate (``drivers.run_gate``) and the one-case reference.
+"""The exact rules of docs/gate-rules.md, through the batch gate (``drivers.run_gate``) and the one-case reference.
 
 Request checks and their order, directive errors, claim spans, the answer request's exact
 text, ``document_revision``, version selection, candidate order, the result object of each
@@ -254,7 +254,7 @@ def test_each_bad_directive_is_refused_with_its_directive_error_reason(directive
         "error": "DirectiveError",
         "reason": reason,
         "answer_request": None,
-        "decided_at": "parsed_claims",
+        "decided_at": "directive_errors",
     }
 
 

@@ -1,4 +1,4 @@
-"""Issue 5, the claim schema: schema refusals, the schema's prefix, operations, and a second schema end to end.
+"""Claim schemas (docs/gate-rules.md): schema refusals, the schema's prefix, operations, and a second schema end to end.
 
 The second schema is Lumen (``fixtures/second_schema``), a fictional storage SDK with prefix
 ``%lumen`` and two operations, so every case row must name its operation. Its case table has
@@ -25,19 +25,19 @@ LUMEN_SCHEMA = LUMEN / "lumen_schema.toml"
 
 # position -> (case_id, status, error, reason, decided_at): the specification of the Lumen run.
 LUMEN_EXPECTED = [
-    ("put-newer-version-excluded", "ready", "", "eligible_directives_agree", "gate_result"),
-    ("delete-single-source-ready", "ready", "", "eligible_directives_agree", "gate_result"),
-    ("put-same-version-conflict", "conflict", "", "same_version_directives_disagree", "gate_result"),
-    ("delete-same-version-conflict", "conflict", "", "same_version_directives_disagree", "gate_result"),
+    ("put-newer-version-excluded", "ready", "", "eligible_directives_agree", "agreed_values"),
+    ("delete-single-source-ready", "ready", "", "eligible_directives_agree", "agreed_values"),
+    ("put-same-version-conflict", "conflict", "", "same_version_directives_disagree", "conflicting_values"),
+    ("delete-same-version-conflict", "conflict", "", "same_version_directives_disagree", "conflicting_values"),
     ("put-absent-version", "not_in_docs", "", "no_eligible_version", "eligible_sources"),
     ("no-candidates", "not_in_docs", "", "no_eligible_version", "eligible_sources"),
     ("delete-missing-claim", "not_in_docs", "", "requested_claim_missing", "missing_sources"),
     ("put-partial-missing-claim", "not_in_docs", "", "requested_claim_missing", "missing_sources"),
-    ("malformed-directive", "refused", "DirectiveError", "malformed_directive", "parsed_claims"),
-    ("unsupported-operation", "refused", "DirectiveError", "unsupported_operation", "parsed_claims"),
-    ("unsupported-claim-key", "refused", "DirectiveError", "unsupported_claim_key", "parsed_claims"),
-    ("unknown-directive-value", "refused", "DirectiveError", "unknown_directive_value", "parsed_claims"),
-    ("duplicate-directive", "refused", "DirectiveError", "duplicate_directive", "parsed_claims"),
+    ("malformed-directive", "refused", "DirectiveError", "malformed_directive", "directive_errors"),
+    ("unsupported-operation", "refused", "DirectiveError", "unsupported_operation", "directive_errors"),
+    ("unsupported-claim-key", "refused", "DirectiveError", "unsupported_claim_key", "directive_errors"),
+    ("unknown-directive-value", "refused", "DirectiveError", "unknown_directive_value", "directive_errors"),
+    ("duplicate-directive", "refused", "DirectiveError", "duplicate_directive", "directive_errors"),
     (None, "refused", "GateError", "invalid_case", "validated_requests"),  # not an object
     (None, "refused", "GateError", "invalid_case", "validated_requests"),  # no case_id
     ("put-newer-version-excluded", "refused", "GateError", "invalid_case", "validated_requests"),  # repeated id

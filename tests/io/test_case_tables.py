@@ -1,4 +1,4 @@
-"""Case tables in and results out (issues 2 and 6): every input and output format, whole-table refusals, bad rows.
+"""Case tables in, results out (docs/gate-rules.md): every input and output format, whole-table refusals, bad rows.
 
 A table that cannot be parsed is refused whole (``invalid_case_table``, naming the line where
 there is one). A single bad row is refused on its own as a ``GateError`` and the batch goes on.

@@ -1,4 +1,4 @@
-"""Issue 6, manifest and sources: every ``IngestionError`` refusal reason, each with its own test.
+"""Manifest and sources (docs/gate-rules.md): every ``IngestionError`` refusal reason, each with its own test.
 
 A refused manifest or source refuses the whole run (``drivers.run_gate`` raises), never a
 single case. ``pin_sources`` (used by the other test modules too) writes a manifest that pins

@@ -1,4 +1,4 @@
-"""Issue 6, text edge cases: defined, tested behaviour through the whole gate.
+"""Text edge cases (docs/gate-rules.md, "Manifest and sources"): defined, tested behaviour through the whole gate.
 
 Every case pins a page given as raw bytes, runs the gate, and checks the claim's lines and
 character offsets against the decoded text (``text[start:end] == quote``). The rules: text is

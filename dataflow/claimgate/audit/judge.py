@@ -6,7 +6,7 @@ dropped). A model can judge that; the verbatim gate cannot. So the judge runs on
 after the gate, and only on ``found`` citations: fabricated, misattributed and
 too-short quotes are rejected for free and never reach it.
 
-Contract (issue 3): the caller supplies ``llm_call(system: str, user: str) -> str``,
+Contract (docs/audit-rules.md, "The judge"): the caller supplies ``llm_call(system: str, user: str) -> str``,
 loaded from the command line as ``--judge package.module:function``. The answer must
 contain a JSON object ``{"reasoning": str, "verdict": str, "confidence": number}``
 with ``verdict`` in ``supports, partial, unrelated, contradicts`` and ``0 <=

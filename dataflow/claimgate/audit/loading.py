@@ -2,7 +2,8 @@
 
 Documents come from a pinned manifest (``document_source="manifest"``: the same
 ``load_manifest → verified_sources`` nodes as the gate, hashes checked) or from a
-plain corpus file ``{doc_id: text}`` (``document_source="corpus"``).
+plain corpus file ``{doc_id: text}`` (``document_source="corpus"``) or a folder of pages
+(``document_source="folder"``: ``io.documents``, one document per file, see docs/documents.md).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import pandas as pd
 from hamilton.function_modifiers import config
 
-from claimgate.io.sources import read_corpus
+from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus
 from claimgate.io.tables import citation_table_frame, read_citation_rows
 
 
@@ -24,6 +26,20 @@ def source_documents__manifest(verified_sources: pd.DataFrame) -> dict:
 def source_documents__corpus(corpus_path: str) -> dict:
     """Original text of every document of a corpus file ``{doc_id: text}`` (file order)."""
     return read_corpus(corpus_path)
+
+
+@config.when(document_source="folder")
+def folder_documents(
+    corpus_dir: str, corpus_glob: str = DEFAULT_GLOB, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES
+) -> pd.DataFrame:
+    """Every file of the folder matching ``corpus_glob``, extracted: ``doc_id, path, extractor, text`` (str)."""
+    return read_document_folder(corpus_dir, corpus_glob, max_source_bytes)
+
+
+@config.when(document_source="folder")
+def source_documents__folder(folder_documents: pd.DataFrame) -> dict:
+    """Extracted text of every document of a folder, keyed by its relative path (``doc_id`` order)."""
+    return dict(zip(folder_documents["doc_id"], folder_documents["text"]))
 
 
 def citation_rows(citations_path: str) -> pd.DataFrame:

@@ -29,9 +29,10 @@ REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citatio
 def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` and ``diagnosis`` are JSON text
-    cells (``null`` where a row has none); the ``diagnosis`` column is written when
-    ``diagnosis`` is True (the run diagnosed), so the header does not depend on the rows.
+    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` (and ``extractors`` for a folder corpus) and
+    ``diagnosis`` are JSON text cells (``null`` where a row has no diagnosis); the ``diagnosis``
+    column is written when ``diagnosis`` is True (the run diagnosed), so the header does not
+    depend on the rows.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -39,11 +40,13 @@ def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> 
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        columns = [*AUDIT_COLUMNS, DIAGNOSIS_COLUMN] if diagnosis else list(AUDIT_COLUMNS)
-        frame = pd.DataFrame(rows, columns=columns)  # the header is written even with no row
+        extra = ["extractors"] if rows and "extractors" in rows[0] else []
+        if diagnosis:
+            extra.append(DIAGNOSIS_COLUMN)
+        frame = pd.DataFrame(rows, columns=[*AUDIT_COLUMNS, *extra])  # the header is written even with no row
         if diagnosis:
             frame[DIAGNOSIS_COLUMN] = [r.get(DIAGNOSIS_COLUMN) for r in rows]  # None, not NaN, where absent
-        for column in ("matched_doc_ids", "spans", "judge", DIAGNOSIS_COLUMN):
+        for column in ("matched_doc_ids", "spans", "judge", *extra):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)
@@ -90,6 +93,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
+    if args.glob and not args.corpus_dir:
+        raise UsageError("--glob needs --corpus-dir")
     try:
         llm_call = load_judge(args.judge) if args.judge else None
     except ValueError as exc:
@@ -98,6 +103,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
         args.citations,
         corpus_path=args.corpus,
         manifest_path=args.manifest,
+        corpus_dir=args.corpus_dir,
+        corpus_glob=args.glob,
         llm_call=llm_call,
         min_tokens=args.min_tokens,
         window_chars=args.window_chars,

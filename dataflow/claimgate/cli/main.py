@@ -49,13 +49,15 @@ def _safe_name(case_id: object, position: int, used: set[str]) -> str:
 def draw_gate_pictures(run: drivers.GateRun, out_dir: Path, per_case: bool) -> list[str]:
     """Draw the gate DAG (``gate_dag``) and, if ``per_case``, one picture per case under ``cases/``.
 
-    Returns the notes to print (at most one per distinct problem).
+    Each case picture highlights the node that decided it (``decided_at``) and the nodes
+    that ran for it (``pictures.case_graph``). Returns the notes to print (at most one
+    per distinct problem).
     """
     from claimgate import pictures
 
     dr = drivers.gate_driver()
     notes: set[str] = set()
-    _, note = pictures.write_picture(dr.display_all_functions(orient="LR").source, out_dir / "gate_dag")
+    _, note = pictures.write_picture(pictures.dag_graph(dr).source, out_dir / "gate_dag")
     if note:
         notes.add(note)
     if per_case:
@@ -239,6 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = audit.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
     source.add_argument("--manifest", help="manifest.json pinning the documents")
+    source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
+    audit.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
     audit.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
     audit.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
     audit.add_argument(

@@ -26,8 +26,10 @@ from claimgate.audit import stages as audit_stages
 from claimgate.errors import UsageError
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
+from claimgate.gate import results as gate_results
 from claimgate.gate import stages as gate_stages
 from claimgate.gate.schema import ClaimSchema
+from claimgate.io import pinned_sources
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
 EXECUTION_MODE = "offline-explicit-synthetic-directive-gate"
@@ -191,7 +193,9 @@ def _builder(modules: tuple, config: dict, remote_executor: object | None) -> dr
 
 def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
     """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
-    builder = _builder((gate_loading, gate_batching, gate_stages), {}, remote_executor)
+    builder = _builder(
+        (pinned_sources, gate_loading, gate_batching, gate_stages, gate_results), {}, remote_executor
+    )
     if progress:
         builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
@@ -272,7 +276,7 @@ def refusal_details(run: GateRun) -> list[dict]:
     """``[{position, case_id, error, reason, detail}]`` for every refused case, in case-table order.
 
     ``detail`` is the one-line explanation of the reason (which source and line, which
-    candidate). It sits beside the result objects, which keep exactly the issue's shape.
+    candidate). It sits beside the result objects, which keep exactly the shape of docs/gate-rules.md, "Result objects".
     """
     refused = run.results.loc[run.results["status"] == "refused", ["position", "case_id", "error", "reason", "detail"]]
     return [
@@ -282,7 +286,7 @@ def refusal_details(run: GateRun) -> list[dict]:
 
 
 def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:
-    """The ``gate_result.json`` document of issue 2 (``changed_source`` only in the default run)."""
+    """The ``gate_result.json`` document of docs/gate-rules.md, "Result objects" (``changed_source``: default run)."""
     document = {
         "execution_mode": EXECUTION_MODE,
         "model_called": False,
@@ -328,15 +332,15 @@ def summary_table(run: GateRun) -> str:
 
 
 def audit_driver(document_source: str, remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
-    """The audit's Hamilton driver; ``document_source`` is ``"corpus"`` or ``"manifest"``.
+    """The audit's Hamilton driver; ``document_source`` is ``"corpus"``, ``"manifest"`` or ``"folder"``.
 
     With ``progress``, a partitioned run shows partitions done on stderr (a whole-table
     run shows citations done from inside ``citation_matches`` instead).
     """
-    if document_source not in ("corpus", "manifest"):
-        raise ValueError(f"document_source must be corpus or manifest, not {document_source!r}")
+    if document_source not in ("corpus", "manifest", "folder"):
+        raise ValueError(f"document_source must be corpus, manifest or folder, not {document_source!r}")
     builder = _builder(
-        (gate_loading, audit_loading, audit_batching, audit_stages),
+        (pinned_sources, audit_loading, audit_batching, audit_stages),
         {"document_source": document_source},
         remote_executor,
     )
@@ -347,10 +351,14 @@ def audit_driver(document_source: str, remote_executor: object | None = None, pr
 
 @dataclass
 class AuditRun:
-    """What one audit run returns: one row per citation and the documents it was checked against."""
+    """What one audit run returns: one row per citation, the documents, and each document's extractor.
+
+    ``extractors`` (``{doc_id: extractor}``) is set only for a folder corpus (``io.documents``).
+    """
 
     results: pd.DataFrame
     documents: dict
+    extractors: dict | None = None
 
 
 def run_audit(
@@ -358,6 +366,8 @@ def run_audit(
     *,
     corpus_path: str | Path | None = None,
     manifest_path: str | Path | None = None,
+    corpus_dir: str | Path | None = None,
+    corpus_glob: str | None = None,
     llm_call: object | None = None,
     min_tokens: int = 4,
     window_chars: int = 2000,
@@ -368,15 +378,17 @@ def run_audit(
     progress: bool = False,
     diagnose: bool = True,
 ) -> AuditRun:
-    """Audit a citation table against a corpus file or a pinned manifest (exactly one).
+    """Audit a citation table against a corpus file, a pinned manifest or a folder of pages (exactly one).
 
-    ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same
-    either way; see docs/audit-diagnosis.md). Raises ``IngestionError`` when the
-    corpus, manifest, a source or the citation table is refused; ``ValueError`` when
-    both or neither document source is given.
+    ``corpus_glob`` selects the folder's files (default every file, ``io.documents.DEFAULT_GLOB``).
+    ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same either way; see
+    docs/audit-diagnosis.md). Raises ``IngestionError`` when the corpus, manifest, a source, a folder's
+    document or the citation table is refused; ``ValueError`` when not exactly one document source is given.
     """
-    if (corpus_path is None) == (manifest_path is None):
-        raise ValueError("give exactly one of corpus_path and manifest_path")
+    sources = {"corpus": corpus_path, "manifest": manifest_path, "folder": corpus_dir}
+    given = [name for name, value in sources.items() if value is not None]
+    if len(given) != 1:
+        raise ValueError("give exactly one of corpus_path, manifest_path and corpus_dir")
     inputs: dict = {
         "citations_path": str(citations_path),
         "min_tokens": min_tokens,
@@ -385,6 +397,12 @@ def run_audit(
     }
     if corpus_path is not None:
         inputs["corpus_path"] = str(corpus_path)
+    elif corpus_dir is not None:
+        inputs["corpus_dir"] = str(corpus_dir)
+        if corpus_glob:
+            inputs["corpus_glob"] = corpus_glob
+        if max_source_bytes is not None:
+            inputs["max_source_bytes"] = max_source_bytes
     else:
         inputs["manifest_path"] = str(manifest_path)
         if max_source_bytes is not None:
@@ -396,15 +414,21 @@ def run_audit(
             inputs["partition_rows"] = partition_rows
         else:
             inputs["show_progress"] = progress
-        dr = audit_driver("corpus" if corpus_path is not None else "manifest", remote, progress=progress)
+        dr = audit_driver(given[0], remote, progress=progress)
+        wanted = ["audit_results", "source_documents", *(["folder_documents"] if corpus_dir is not None else [])]
         with gc_paused():
-            out = dr.execute(["audit_results", "source_documents"], inputs=inputs)
-    return AuditRun(out["audit_results"], out["source_documents"])
+            out = dr.execute(wanted, inputs=inputs)
+    extractors = None
+    if corpus_dir is not None:
+        extractors = dict(zip(out["folder_documents"]["doc_id"], out["folder_documents"]["extractor"]))
+    return AuditRun(out["audit_results"], out["source_documents"], extractors)
 
 
 def audit_rows(run: AuditRun) -> list[dict]:
     """Output rows (``audit_stages.AUDIT_COLUMNS``) as plain JSON-ready dicts, in citation-table order.
 
+    For a folder corpus each row also has ``extractors``: ``{doc_id: extractor}`` for the cited document
+    (when it is in the corpus) and every document in ``matched_doc_ids``, the documents its spans point into.
     A row with a diagnosis ends with a ``diagnosis`` field; other rows have none.
     """
     columns = list(audit_stages.AUDIT_COLUMNS)
@@ -413,6 +437,9 @@ def audit_rows(run: AuditRun) -> list[dict]:
     for values, diagnosis in zip(run.results[columns].itertuples(index=False, name=None), diagnoses):
         row = dict(zip(columns, values))
         row["model_calls"] = int(row["model_calls"])
+        if run.extractors is not None:
+            cited = [row["doc_id"]] if row["doc_id"] in run.extractors else []
+            row["extractors"] = {d: run.extractors[d] for d in [*cited, *row["matched_doc_ids"]]}
         if diagnosis is not None:
             row[audit_stages.DIAGNOSIS_COLUMN] = diagnosis
         rows.append(row)

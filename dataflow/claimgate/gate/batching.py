@@ -31,7 +31,7 @@ def case_table__partitioned(case_rows: pd.DataFrame, partition_rows: int = 10_00
 
 @config.when(partitioned=False)
 def gate_results__whole(gate_result: pd.DataFrame) -> pd.DataFrame:
-    """The decision for every case, in case-table order (columns of ``gate.gate_result``)."""
+    """The decision for every case, in case-table order (columns of ``results.gate_result``)."""
     return gate_result
 
 

@@ -6,7 +6,7 @@ prose around them. A line (without its terminator, as ``str.splitlines`` splits)
 *directive-like* when it contains the schema prefix or its first non-space
 character is the prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
-trailing white space), each name ``[a-z_]+`` (issue 2 "Directives", issue 5).
+trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
@@ -21,6 +21,15 @@ import re
 from claimgate.errors import DirectiveError
 from claimgate.gate.schema import ClaimSchema
 from claimgate.textlines import LINE_TERMINATORS
+
+#: ``DirectiveError`` reasons, in the order each line is checked (the tests check every raise is listed).
+DIRECTIVE_ERROR_REASONS = (
+    "malformed_directive",
+    "unsupported_operation",
+    "unsupported_claim_key",
+    "unknown_directive_value",
+    "duplicate_directive",
+)
 
 #: Fields of one parsed directive, in order (offsets are characters; lines are 1-based).
 DIRECTIVE_FIELDS = ("operation", "claim_key", "value", "start_line", "end_line", "start", "end", "quote")

@@ -1,9 +1,8 @@
-"""Loading nodes (Hamilton): manifest, verified sources, claim schema, case table.
+"""Loading nodes of the gate (Hamilton): the claim schema and the case table.
 
-Only this module's nodes touch files; the helpers they call live in
-``sources.py``, ``schema.py`` and ``tables.py``. Decision nodes in ``gate.py`` see
-only the frames and objects returned here, so they can be tested on frames built in
-a test.
+The pinned sources are loaded by ``claimgate.io.pinned_sources`` (shared with the
+audit). Only loading nodes touch files; the decision stages in ``stages.py`` see only
+the frames and objects returned here, so they can be tested on frames built in a test.
 """
 
 from __future__ import annotations
@@ -11,32 +10,20 @@ from __future__ import annotations
 import pandas as pd
 
 from claimgate.gate.schema import ClaimSchema, load_schema
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest, read_source_text, sources_frame
 from claimgate.io.tables import case_table_frame, read_case_rows
 
 
-def load_manifest(manifest_path: str) -> dict:
-    """The manifest, shape-checked: ``{"root": Path, "sources": [five-field entries]}``."""
-    return read_manifest(manifest_path)
-
-
-def verified_sources(load_manifest: dict, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> pd.DataFrame:
-    """Every pinned source read and verified, one row per source in manifest order.
-
-    Columns (all dtype ``str``): ``source_id, version, path, url, sha256,
-    document_revision, text``. Raises ``IngestionError`` for the first file that
-    fails (``sources.read_source_text``): the whole run is refused.
-    """
-    root = load_manifest["root"]
-    records = [{**entry, "text": read_source_text(root, entry, max_source_bytes)} for entry in load_manifest["sources"]]
-    return sources_frame(records)
-
-
 def claim_schema(schema_path: str = "") -> ClaimSchema:
-    """The validated claim schema (``""`` means Quill's ``fixtures/quill_schema.toml``)."""
+    """The validated claim schema (``""`` means Quill's, shipped as ``claimgate.fixtures/quill_schema.toml``).
+
+    Raises ``IngestionError`` (``invalid_schema``) before any case runs.
+    """
     return load_schema(schema_path or None)
 
 
 def case_rows(cases_path: str) -> pd.DataFrame:
-    """The whole case table (``tables.case_table_frame``: position, case_id, request, case_problem)."""
+    """The whole case table (``tables.case_table_frame``: position, case_id, request, case_problem).
+
+    Raises ``IngestionError`` (``invalid_case_table``) when the table cannot be parsed.
+    """
     return case_table_frame(read_case_rows(cases_path))

@@ -1,11 +1,13 @@
 """The gate's rules applied to one case at a time: the readable reference.
 
-This is the specification of issue 2 written as one plain function, with no frames
-and no Hamilton. It is not the production path (``gate.py`` decides a whole case
-table over frames in one Hamilton execution); it exists so that the batch gate can
-be checked against it field for field (tests) and measured against it (the
-``benchmarks/gate_scale.py`` baseline). Like the issue's rules, it parses the
-eligible sources of every case again.
+This is the specification of docs/gate-rules.md written as one plain function, with
+no frames. It is not the production path (``stages.py`` decides a whole case table
+over frames in one Hamilton execution); it exists so that the batch gate can be
+checked against it field for field (tests) and measured against it (the
+``benchmarks/gate_scale.py`` baseline). Like the rules page, it parses the eligible
+sources of every case again. ``decided_at`` is not written here: it is the node whose
+``@tag(decides=...)`` lists the reason (``decisions.decided_at_by_reason``), so the
+reference and the batch gate name the same node.
 
 Decision order: request checks (``GateError``) → no eligible source
 (``not_in_docs / no_eligible_version``) → a directive error in an eligible source
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from claimgate.errors import DirectiveError
+from claimgate.gate.decisions import decided_at_by_reason
 from claimgate.gate.directives import parse_directives
 from claimgate.gate.requests import check_request, decided_result, refused_result
 from claimgate.gate.schema import ClaimSchema
@@ -37,7 +40,7 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
     versions = {source_id: record["version"] for source_id, record in sources.items()}
     operation, reason, _detail = check_request(row, versions, schema)
     if reason:
-        return refused_result("GateError", reason, "validated_requests")
+        return refused_result("GateError", reason, decided_at_by_reason()[reason])
     assert isinstance(row, Mapping) and operation is not None
     candidates: list[str] = row["candidate_ids"]
     requested_version: str = row["requested_version"]
@@ -53,9 +56,7 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
         "excluded_wrong_version_ids": excluded,
     }
     if not eligible:
-        return decided_result(
-            **common, status="not_in_docs", reason="no_eligible_version", claims=[], decided_at="eligible_sources"
-        )
+        return _decided(common, status="not_in_docs", reason="no_eligible_version", claims=[])
     claims: list[dict] = []
     missing: list[str] = []
     for source_id in eligible:  # sorted: the first directive error in source-id order wins
@@ -63,7 +64,7 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
         try:
             directives = parse_directives(record["text"], schema, source_id)
         except DirectiveError as exc:
-            return refused_result("DirectiveError", exc.reason, "parsed_claims")
+            return refused_result("DirectiveError", exc.reason, decided_at_by_reason()[exc.reason])
         matching = [d for d in directives if d["operation"] == operation and d["claim_key"] == key]
         if not matching:
             missing.append(source_id)
@@ -80,28 +81,20 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
                 }
             )
     if missing:
-        return decided_result(
-            **common,
+        return _decided(
+            common,
             status="not_in_docs",
             reason="requested_claim_missing",
             claims=claims,
             missing_claim_source_ids=missing,
-            decided_at="missing_sources",
         )
     values = {claim["value"] for claim in claims}
     if len(values) > 1:
-        return decided_result(
-            **common,
-            status="conflict",
-            reason="same_version_directives_disagree",
-            claims=claims,
-            decided_at="gate_result",
-        )
-    return decided_result(
-        **common,
-        status="ready",
-        reason="eligible_directives_agree",
-        claims=claims,
-        agreed_value=values.pop(),
-        decided_at="gate_result",
-    )
+        return _decided(common, status="conflict", reason="same_version_directives_disagree", claims=claims)
+    agreed = values.pop()
+    return _decided(common, status="ready", reason="eligible_directives_agree", claims=claims, agreed_value=agreed)
+
+
+def _decided(common: dict, *, reason: str, **fields) -> dict:
+    """``requests.decided_result`` with ``decided_at`` looked up for ``reason``."""
+    return decided_result(**common, reason=reason, decided_at=decided_at_by_reason()[reason], **fields)

@@ -1,9 +1,10 @@
 """Per-request rules shared by the batch gate and the one-case reference.
 
-These are the parts of the gate that are about a single request's shape (issue 2
-"Request checks", issue 5 operations, issue 6 bad rows) and about the answer
-request's exact text. Both ``gate.py`` (frames) and ``reference.py`` (one case at a
-time) call them, so the two can only differ in how they combine sources.
+These are the parts of the gate that are about a single request's shape and about
+the answer request's exact text (docs/gate-rules.md, "Request checks", "Claim
+schemas", "Case tables" and "Result objects"). Both ``stages.py`` and ``results.py``
+(frames) and ``reference.py`` (one case at a time) call them, so the two can only
+differ in how they combine sources.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from claimgate.gate.schema import ClaimSchema
 # \Z, not $: "$" also matches before a trailing newline, so "1.0\n" would pass.
 VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\Z")
 
-#: Fields of a claim record, in order (issue 2 "Claim record").
+#: Fields of a claim record, in order (docs/gate-rules.md, "Result objects").
 CLAIM_FIELDS = (
     "source_id",
     "version",
@@ -115,7 +116,7 @@ def check_request(
 
 
 def answer_request(requested_version: str, operation: str, claim_key: str, claims: Sequence[Mapping]) -> dict:
-    """The prepared (never sent) chat request for a ``ready`` case (issue 2).
+    """The prepared (never sent) chat request for a ``ready`` case (docs/gate-rules.md, "Result objects").
 
     ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
     ``json.dumps({"requested_version", "operation", "claim_key", "source_claims"},
@@ -179,7 +180,7 @@ def decided_result(
     missing_claim_source_ids: list[str] | None = None,
     claim_jsons: Sequence[str] | None = None,
 ) -> dict:
-    """Assemble a non-refused result object with the issue-2 fields in a fixed order.
+    """Assemble a non-refused result object, fields in the fixed order of docs/gate-rules.md, "Result objects".
 
     ``answer_request`` is built here for ``ready`` (from ``claim_jsons``, the claims
     pre-serialized by ``claim_json``, when given) and is ``None`` otherwise;

@@ -1,4 +1,4 @@
-"""Claim schemas: which directives a documentation set may declare (issue 5).
+"""Claim schemas: which directives a documentation set may declare (docs/gate-rules.md, "Claim schemas").
 
 A schema is a TOML file::
 

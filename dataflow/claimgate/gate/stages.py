@@ -1,4 +1,4 @@
-"""The contract gate (before generation), as a Hamilton dataflow over frames.
+"""The contract gate's decision stages (before generation), as Hamilton nodes over frames.
 
 Why: an assistant answering a question about a versioned API is wrong before the
 model starts when the only page stating a rule is for another version, or when two
@@ -11,24 +11,28 @@ What it refuses to do: read meaning into prose (only directive lines count), let
 newer version or the candidate order pick a winner, treat silence as agreement, or
 call a model (the answer request is prepared, never sent).
 
-The whole case table is decided in one execution: sources are verified and parsed
-once, candidates are exploded into a frame and joined to the claims frame, and
-statuses are computed over frames. Per-case Python is limited to the request checks
-on raw rows and to building each result object. Every node's name is the value it
-returns; the decision order is the order of the nodes:
+Each deciding node decides the cases it can and passes the rest on (a
+``decisions.Stage``); it names the reason codes it decides in ``@tag(decides=...)``,
+which is where ``decided_at`` and the pictures' decision order come from:
 
-``validated_requests → candidate_sources → eligible_sources → parsed_claims →
-missing_sources → gate_result``
+``validated_requests → eligible_sources → directive_errors → missing_sources →
+conflicting_values → agreed_values``, with ``candidate_sources``,
+``source_directives``, ``parsed_claims`` and ``requested_claims`` carrying rows between
+them; ``gate_result`` (``claimgate.gate.results``) only assembles what they decided.
+The whole case table is decided in one execution, over frames; per-case Python is
+limited to the request checks on raw rows. The rules: docs/gate-rules.md.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from hamilton.function_modifiers import tag
 
 from claimgate.errors import DirectiveError
-from claimgate.gate.directives import parse_directives
-from claimgate.gate.requests import CLAIM_FIELDS, check_request, claim_json, decided_result, refused_result
+from claimgate.gate.decisions import Stage, decisions
+from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, parse_directives
+from claimgate.gate.requests import CLAIM_FIELDS, REQUEST_CHECKS, check_request
 from claimgate.gate.schema import ClaimSchema
 
 _EMPTY_CANDIDATES = {
@@ -38,71 +42,56 @@ _EMPTY_CANDIDATES = {
     "source_version": "str",
     "requested_version": "str",
 }
+_REQUEST_COLUMNS = ["position", "candidate_ids", "requested_version", "claim_key", "operation"]
+_REQUESTED_CLAIM_COLUMNS = {"position": "int64", "source_id": "str", "start": "int64", "value": "str",
+                            "claim_number": "int64"}  # fmt: skip
 
 
-def validated_requests(
-    case_table: pd.DataFrame, verified_sources: pd.DataFrame, claim_schema: ClaimSchema
-) -> pd.DataFrame:
-    """Every case row with its request checks applied, in case-table order.
+@tag(decides=list(REQUEST_CHECKS))
+def validated_requests(case_table: pd.DataFrame, verified_sources: pd.DataFrame, claim_schema: ClaimSchema) -> Stage:
+    """The request checks: decides ``refused`` / ``GateError`` for every invalid case row.
 
-    Needs ``case_table`` columns ``position`` (int64), ``case_id`` (object),
-    ``request`` (object: the raw row) and ``case_problem`` (str). Returns columns
-    ``position`` (int64), ``case_id`` (object), ``candidate_ids`` (object: list or the
-    raw value), ``requested_version``, ``claim_key``, ``operation`` (object),
-    ``reason`` and ``detail`` (str: ``""`` for a valid request, else the ``GateError``
-    reason). A row with a ``case_problem`` is ``invalid_case``; the other reasons
-    come from ``requests.check_request``, in ``requests.REQUEST_CHECKS`` order.
+    Needs ``case_table`` columns ``position`` (int64), ``request`` (object: the raw
+    row) and ``case_problem`` (str). ``decided``: the refused cases (``reason`` from
+    ``requests.REQUEST_CHECKS``, the first check that fails; a row with a
+    ``case_problem`` is ``invalid_case``). ``passed``: one row per valid case,
+    ``position`` (int64), ``candidate_ids`` (list of str), ``requested_version``,
+    ``claim_key``, ``operation`` (str). See docs/gate-rules.md, "Request checks".
     """
     versions = dict(zip(verified_sources["source_id"], verified_sources["version"]))
-    rows = []
-    for position, case_id, request, problem in zip(
-        case_table["position"].tolist(),
-        case_table["case_id"].tolist(),
-        case_table["request"].tolist(),
-        case_table["case_problem"].tolist(),
+    checked = []
+    for position, request, problem in zip(
+        case_table["position"].tolist(), case_table["request"].tolist(), case_table["case_problem"].tolist()
     ):
         if problem:
             operation, reason, detail = None, "invalid_case", problem
         else:
             operation, reason, detail = check_request(request, versions, claim_schema)
-        fields = request if isinstance(request, dict) else {}
-        rows.append(
-            (
-                position,
-                case_id,
-                fields.get("candidate_ids"),
-                fields.get("requested_version"),
-                fields.get("claim_key"),
-                operation,
-                reason,
-                detail,
-            )
-        )
-    columns = [
-        "position",
-        "case_id",
-        "candidate_ids",
-        "requested_version",
-        "claim_key",
-        "operation",
-        "reason",
-        "detail",
+        checked.append((position, request, operation, reason, detail))
+    refused = [(p, r, d) for p, _, _, r, d in checked if r]
+    valid = [
+        (p, q["candidate_ids"], q["requested_version"], q["claim_key"], o) for p, q, o, r, _ in checked if not r
     ]
-    # dtype=object first: pandas would infer ``str`` for the echoed columns and turn a missing
-    # case_id or version (None) into NaN, which JSON would write as ``NaN``.
-    frame = pd.DataFrame(rows, columns=columns, dtype=object)
-    return frame.astype({"position": "int64", "reason": "str", "detail": "str"})
+    decided = decisions(
+        [p for p, _, _ in refused],
+        status="refused",
+        error="GateError",
+        reason=[r for _, r, _ in refused],
+        detail=[d for _, _, d in refused],
+    )
+    # dtype=object first: pandas would infer ``str`` and copy the candidate lists into arrays.
+    passed = pd.DataFrame(valid, columns=_REQUEST_COLUMNS, dtype=object).astype({"position": "int64"})
+    return Stage(decided=decided, passed=passed)
 
 
-def candidate_sources(validated_requests: pd.DataFrame, verified_sources: pd.DataFrame) -> pd.DataFrame:
+def candidate_sources(validated_requests: Stage, verified_sources: pd.DataFrame) -> pd.DataFrame:
     """One row per (valid case, candidate): ``position, rank, source_id, source_version, requested_version``.
 
-    ``rank`` is the 0-based place of the candidate in the request; it is kept for
-    display only and never used to decide. Refused requests contribute no row.
+    ``position``/``rank`` int64, the rest str. ``rank`` is the 0-based place of the
+    candidate in the request; it is kept for display only and never used to decide.
+    Refused requests contribute no row.
     """
-    valid = validated_requests.loc[
-        validated_requests["reason"] == "", ["position", "candidate_ids", "requested_version"]
-    ]
+    valid = validated_requests.passed[["position", "candidate_ids", "requested_version"]]
     if valid.empty:
         return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _EMPTY_CANDIDATES.items()})
     exploded = valid.explode("candidate_ids", ignore_index=True).dropna(subset=["candidate_ids"])
@@ -113,28 +102,35 @@ def candidate_sources(validated_requests: pd.DataFrame, verified_sources: pd.Dat
     return joined[list(_EMPTY_CANDIDATES)].astype(_EMPTY_CANDIDATES)
 
 
-def eligible_sources(candidate_sources: pd.DataFrame) -> pd.DataFrame:
-    """Candidate rows whose source version equals the requested version, exactly.
+@tag(decides=["no_eligible_version"])
+def eligible_sources(candidate_sources: pd.DataFrame, validated_requests: Stage) -> Stage:
+    """Version selection: decides ``not_in_docs`` / ``no_eligible_version`` for a case with no eligible source.
 
-    Same columns as ``candidate_sources``. Exact string equality: ``1.0`` is not
-    ``1.00`` and a newer version is never a fallback (issue 2 "Version selection").
+    A candidate is eligible when its source version equals the requested version,
+    exactly (string equality: ``1.0`` is not ``1.00``; a newer version is never a
+    fallback). ``passed``: the eligible candidate rows (columns of
+    ``candidate_sources``) of every other valid case. See docs/gate-rules.md,
+    "Version selection".
     """
     mask = candidate_sources["source_version"] == candidate_sources["requested_version"]
-    return candidate_sources.loc[mask].reset_index(drop=True)
+    eligible = candidate_sources.loc[mask].reset_index(drop=True)
+    valid = validated_requests.passed["position"]
+    none_eligible = valid.loc[~valid.isin(eligible["position"])]
+    decided = decisions(none_eligible, status="not_in_docs", reason="no_eligible_version")
+    return Stage(decided=decided, passed=eligible)
 
 
-def source_directives(
-    eligible_sources: pd.DataFrame, verified_sources: pd.DataFrame, claim_schema: ClaimSchema
-) -> dict:
-    """Directives of every source eligible for at least one case, each source parsed once.
+def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, claim_schema: ClaimSchema) -> dict:
+    """Directives of every source eligible for at least one open case, each source parsed once.
 
-    A dict of two frames. ``parsed_claims``: one row per (source, claim) with ``requests.CLAIM_FIELDS``
-    (``start_line``/``end_line`` 1-based, ``start``/``end`` character offsets, all
-    int64; the rest str), sorted by ``source_id`` then ``start``.
-    ``directive_errors``: one row per source whose directives are refused, columns
-    ``source_id, reason, detail`` (str). Sources eligible for no case are not read.
+    A dict of two frames. ``claims``: one row per (source, claim) with
+    ``requests.CLAIM_FIELDS`` (``start_line``/``end_line`` 1-based, ``start``/``end``
+    character offsets, all int64; the rest str), sorted by ``source_id`` then ``start``.
+    ``errors``: one row per source whose directives are refused (the parser's first
+    ``DirectiveError``), columns ``source_id, reason, detail`` (str). Sources eligible
+    for no open case are not read. See docs/gate-rules.md, "Directives".
     """
-    needed = set(eligible_sources["source_id"].unique())
+    needed = set(eligible_sources.passed["source_id"].unique())
     records = verified_sources.loc[verified_sources["source_id"].isin(needed)].sort_values("source_id")
     claims: list[dict] = []
     errors: list[tuple[str, str, str]] = []
@@ -157,197 +153,115 @@ def source_directives(
     dtypes = {c: ("int64" if c in integer else "str") for c in CLAIM_FIELDS}
     parsed = pd.DataFrame(claims, columns=list(CLAIM_FIELDS)).astype(dtypes)
     refused = pd.DataFrame(errors, columns=["source_id", "reason", "detail"]).astype("str")
-    return {"parsed_claims": parsed, "directive_errors": refused}
+    return {"claims": parsed, "errors": refused}
 
 
 def parsed_claims(source_directives: dict) -> pd.DataFrame:
     """One row per (eligible source, claim) with ``requests.CLAIM_FIELDS``, sorted by source id, offset."""
-    return source_directives["parsed_claims"]
+    return source_directives["claims"]
 
 
-def directive_errors(source_directives: dict) -> pd.DataFrame:
-    """One row per eligible source whose directives are refused: ``source_id, reason, detail``."""
-    return source_directives["directive_errors"]
+@tag(decides=list(DIRECTIVE_ERROR_REASONS))
+def directive_errors(eligible_sources: Stage, source_directives: dict) -> Stage:
+    """Directive refusals: decides ``refused`` / ``DirectiveError`` for a case with a refused eligible source.
 
-
-def _cases_with_directive_errors(eligible_sources: pd.DataFrame, directive_errors: pd.DataFrame) -> pd.DataFrame:
-    """``position, reason, detail`` of the first refused eligible source (source-id order) per case."""
-    hit = eligible_sources[["position", "source_id"]].merge(directive_errors, on="source_id")
-    return hit.sort_values(["position", "source_id"]).drop_duplicates("position")[["position", "reason", "detail"]]
-
-
-def _requested_claims(eligible_sources: pd.DataFrame, validated_requests: pd.DataFrame) -> pd.DataFrame:
-    """Eligible rows with the case's ``operation`` and ``claim_key`` attached."""
-    wanted = validated_requests[["position", "operation", "claim_key"]].astype({"operation": "str", "claim_key": "str"})
-    return eligible_sources[["position", "source_id"]].merge(wanted, on="position")
-
-
-def missing_sources(
-    eligible_sources: pd.DataFrame,
-    parsed_claims: pd.DataFrame,
-    directive_errors: pd.DataFrame,
-    validated_requests: pd.DataFrame,
-) -> pd.DataFrame:
-    """(case, eligible source) pairs where the source does not declare the requested key.
-
-    Columns ``position`` (int64), ``source_id`` (str), sorted. Cases already refused
-    by a directive error are left out: that refusal comes first in the decision order.
-    Silence never counts as agreement.
+    A case is refused when any of its eligible sources has a directive the schema
+    rejects (``source_directives["errors"]``); its ``reason`` and ``detail`` are those
+    of the first such source in source-id order. ``passed``: the eligible rows of
+    every other case. See docs/gate-rules.md, "Directives" and "Decision order".
     """
-    refused = _cases_with_directive_errors(eligible_sources, directive_errors)["position"]
-    wanted = _requested_claims(eligible_sources.loc[~eligible_sources["position"].isin(refused)], validated_requests)
-    declared = parsed_claims[["source_id", "operation", "claim_key"]].drop_duplicates()
-    marked = wanted.merge(declared, on=["source_id", "operation", "claim_key"], how="left", indicator=True)
-    missing = marked.loc[marked["_merge"] == "left_only", ["position", "source_id"]]
-    return missing.sort_values(["position", "source_id"]).reset_index(drop=True)
+    eligible = eligible_sources.passed
+    hit = eligible[["position", "source_id"]].merge(source_directives["errors"], on="source_id")
+    first = hit.sort_values(["position", "source_id"]).drop_duplicates("position")
+    decided = decisions(
+        first["position"], status="refused", error="DirectiveError", reason=first["reason"], detail=first["detail"]
+    )
+    passed = eligible.loc[~eligible["position"].isin(first["position"])].reset_index(drop=True)
+    return Stage(decided=decided, passed=passed)
 
 
-def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
-    """Map each position in a sorted array to its ``[start, stop)`` row range."""
-    if len(positions) == 0:
-        return {}
-    unique, starts = np.unique(positions, return_index=True)
-    stops = np.append(starts[1:], len(positions))
-    return {int(p): (int(a), int(b)) for p, a, b in zip(unique, starts, stops)}
+def requested_claims(directive_errors: Stage, parsed_claims: pd.DataFrame, validated_requests: Stage) -> pd.DataFrame:
+    """The claims each open case asked for: its eligible sources' directives for its (operation, key).
 
-
-def gate_result(
-    validated_requests: pd.DataFrame,
-    candidate_sources: pd.DataFrame,
-    eligible_sources: pd.DataFrame,
-    parsed_claims: pd.DataFrame,
-    directive_errors: pd.DataFrame,
-    missing_sources: pd.DataFrame,
-) -> pd.DataFrame:
-    """The decision for every case, one row per case in case-table order.
-
-    Columns: ``position`` (int64), ``case_id`` (object), ``status``, ``reason``,
-    ``error`` (``""``, ``GateError`` or ``DirectiveError``), ``detail``, ``decided_at``
-    (str) and ``result`` (object: the JSON-ready result object of issue 2, with
-    ``decided_at``). Statuses and reasons are computed over frames; per-case Python
-    only slices the sorted frames and builds each result object.
+    One row per (case, claim): ``position`` (int64), ``source_id`` (str), ``start``
+    (int64), ``value`` (str) and ``claim_number`` (int64: the claim's row in
+    ``parsed_claims``), sorted by position, source id, start. Only these columns
+    travel through the join; the full claim records are built once per parsed claim
+    when results are assembled.
     """
-    requests = validated_requests.set_index("position", drop=False)
-    n = len(requests)
-    status = pd.Series("", index=requests.index, dtype="str")
-    reason = requests["reason"].copy()
-    error = pd.Series("", index=requests.index, dtype="str")
-    detail = requests["detail"].copy()
-    decided_at = pd.Series("", index=requests.index, dtype="str")
-
-    gate_refused = reason != ""
-    status[gate_refused], error[gate_refused], decided_at[gate_refused] = "refused", "GateError", "validated_requests"
-
-    eligible_count = eligible_sources.groupby("position").size().reindex(requests.index, fill_value=0)
-    no_eligible = ~gate_refused & (eligible_count == 0)
-    status[no_eligible], reason[no_eligible], decided_at[no_eligible] = (
-        "not_in_docs",
-        "no_eligible_version",
-        "eligible_sources",
+    wanted = validated_requests.passed[["position", "operation", "claim_key"]].astype(
+        {"operation": "str", "claim_key": "str"}
     )
-
-    directive_refused = _cases_with_directive_errors(eligible_sources, directive_errors).set_index("position")
-    has_directive_error = pd.Series(requests.index.isin(directive_refused.index), index=requests.index)
-    status[has_directive_error], error[has_directive_error] = "refused", "DirectiveError"
-    reason[has_directive_error] = directive_refused["reason"]
-    detail[has_directive_error] = directive_refused["detail"]
-    decided_at[has_directive_error] = "parsed_claims"
-
-    has_missing = pd.Series(requests.index.isin(missing_sources["position"]), index=requests.index)
-    status[has_missing], reason[has_missing], decided_at[has_missing] = (
-        "not_in_docs",
-        "requested_claim_missing",
-        "missing_sources",
-    )
-
-    # Claims for the requested (operation, key) of every case still undecided or missing.
-    open_cases = ~gate_refused & ~no_eligible & ~has_directive_error
-    wanted = _requested_claims(
-        eligible_sources.loc[eligible_sources["position"].isin(requests.index[open_cases])], validated_requests
-    )
-    # Only the join keys, the sort key, the value and a claim number travel through the join;
-    # the full claim records are built once per parsed claim below.
+    open_pairs = directive_errors.passed[["position", "source_id"]].merge(wanted, on="position")
     numbered = parsed_claims[["source_id", "operation", "claim_key", "start", "value"]].assign(
         claim_number=np.arange(len(parsed_claims), dtype="int64")
     )
-    case_claims = wanted.merge(numbered, on=["source_id", "operation", "claim_key"])
-    case_claims = case_claims.sort_values(["position", "source_id", "start"], kind="stable").reset_index(drop=True)
-    distinct = case_claims.groupby("position")["value"].nunique().reindex(requests.index, fill_value=0)
-    deciding = open_cases & ~has_missing
-    conflict = deciding & (distinct > 1)
-    ready = deciding & (distinct == 1)
-    status[conflict], reason[conflict], decided_at[conflict] = (
-        "conflict",
-        "same_version_directives_disagree",
-        "gate_result",
-    )
-    status[ready], reason[ready], decided_at[ready] = "ready", "eligible_directives_agree", "gate_result"
+    joined = open_pairs.merge(numbered, on=["source_id", "operation", "claim_key"])
+    joined = joined.sort_values(["position", "source_id", "start"], kind="stable").reset_index(drop=True)
+    return joined[list(_REQUESTED_CLAIM_COLUMNS)].astype(_REQUESTED_CLAIM_COLUMNS)
 
-    # Per-case assembly of the result objects (the only per-case Python besides the checks).
-    # Column lists zipped into records once per parsed claim (to_dict("records") iterates Arrow-backed
-    # strings one by one), each serialized once for answer requests however many cases cite it.
-    parsed_records = [
-        dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))
-    ]
-    serialized = [claim_json(record) for record in parsed_records]
-    claim_numbers = case_claims["claim_number"].tolist()
-    claim_slices = _slices(case_claims["position"].to_numpy())
-    candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
-    candidate_ids = candidates["source_id"].tolist()
-    candidate_eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
-    candidate_slices = _slices(candidates["position"].to_numpy())
-    missing_ids = missing_sources["source_id"].tolist()
-    missing_slices = _slices(missing_sources["position"].to_numpy())
 
-    results = []
-    for position, case_status, case_error, case_reason, case_decided, request in zip(
-        requests.index.tolist(),
-        status.tolist(),
-        error.tolist(),
-        reason.tolist(),
-        decided_at.tolist(),
-        requests[["candidate_ids", "requested_version", "claim_key", "operation"]].itertuples(index=False),
-    ):
-        if case_status == "refused":
-            results.append(refused_result(case_error, case_reason, case_decided))
-            continue
-        a, b = candidate_slices.get(position, (0, 0))
-        eligible_ids = [s for s, ok in zip(candidate_ids[a:b], candidate_eligible[a:b]) if ok]
-        excluded_ids = [s for s, ok in zip(candidate_ids[a:b], candidate_eligible[a:b]) if not ok]
-        a, b = claim_slices.get(position, (0, 0))
-        claims = [dict(parsed_records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
-        extra = {}
-        if case_status == "ready":
-            extra["agreed_value"] = claims[0]["value"]
-            extra["claim_jsons"] = [serialized[number] for number in claim_numbers[a:b]]
-        if case_reason == "requested_claim_missing":
-            a, b = missing_slices[position]
-            extra["missing_claim_source_ids"] = missing_ids[a:b]
-        results.append(
-            decided_result(
-                requested_version=request.requested_version,
-                claim_key=request.claim_key,
-                operation=request.operation,
-                candidate_ids=request.candidate_ids,
-                eligible_source_ids=eligible_ids,
-                excluded_wrong_version_ids=excluded_ids,
-                status=case_status,
-                reason=case_reason,
-                claims=claims,
-                decided_at=case_decided,
-                **extra,
-            )
-        )
-    frame = pd.DataFrame(
-        {
-            "position": requests["position"].to_numpy(),
-            "case_id": pd.Series(requests["case_id"].to_numpy(), dtype=object, index=range(n)),  # keeps None
-            "status": status.to_numpy(),
-            "reason": reason.to_numpy(),
-            "error": error.to_numpy(),
-            "detail": detail.to_numpy(),
-            "decided_at": decided_at.to_numpy(),
-            "result": pd.Series(results, dtype=object, index=range(n)).to_numpy() if n else np.array([], dtype=object),
-        }
+@tag(decides=["requested_claim_missing"])
+def missing_sources(directive_errors: Stage, requested_claims: pd.DataFrame) -> Stage:
+    """Silence is not agreement: decides ``not_in_docs`` / ``requested_claim_missing``.
+
+    A case is decided here when one of its eligible sources declares no directive
+    for the requested (operation, key). ``decided`` adds ``missing_claim_source_ids``
+    (object: the sorted list of those sources). ``passed``: the ``requested_claims``
+    rows of every other case. See docs/gate-rules.md, "Decision order".
+    """
+    declaring = requested_claims[["position", "source_id"]].drop_duplicates()
+    marked = directive_errors.passed[["position", "source_id"]].merge(
+        declaring, on=["position", "source_id"], how="left", indicator=True
     )
-    return frame.astype({c: "str" for c in ("status", "reason", "error", "detail", "decided_at")})
+    missing = marked.loc[marked["_merge"] == "left_only", ["position", "source_id"]]
+    missing = missing.sort_values(["position", "source_id"])
+    # One list per case from the sorted pairs (a groupby of lists calls Python once per group).
+    cases, starts = np.unique(missing["position"].to_numpy(), return_index=True)
+    ids = missing["source_id"].tolist()
+    lists = [ids[a:b] for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(ids)])]
+    decided = decisions(
+        cases,
+        status="not_in_docs",
+        reason="requested_claim_missing",
+        missing_claim_source_ids=pd.Series(lists, dtype=object),
+    )
+    passed = requested_claims.loc[~requested_claims["position"].isin(cases)].reset_index(drop=True)
+    return Stage(decided=decided, passed=passed)
+
+
+def _distinct_values(claims: pd.DataFrame) -> pd.Series:
+    """Number of distinct ``value`` per ``position`` of a ``requested_claims`` frame."""
+    return claims.groupby("position", sort=True)["value"].nunique()
+
+
+@tag(decides=["same_version_directives_disagree"])
+def conflicting_values(missing_sources: Stage) -> Stage:
+    """Values that differ: decides ``conflict`` / ``same_version_directives_disagree``; the gate never picks one.
+
+    Every eligible source of these cases declares the key; a case is decided here when
+    its claims hold more than one distinct value. ``passed``: the ``requested_claims``
+    rows of the cases whose values are all equal. See docs/gate-rules.md, "Decision order".
+    """
+    claims = missing_sources.passed
+    distinct = _distinct_values(claims)
+    disagreeing = distinct.index[distinct > 1]
+    decided = decisions(disagreeing, status="conflict", reason="same_version_directives_disagree")
+    passed = claims.loc[~claims["position"].isin(disagreeing)].reset_index(drop=True)
+    return Stage(decided=decided, passed=passed)
+
+
+@tag(decides=["eligible_directives_agree"])
+def agreed_values(conflicting_values: Stage) -> Stage:
+    """Agreement: decides ``ready`` / ``eligible_directives_agree`` for every case still open.
+
+    Every eligible source declares the requested key and all values are equal.
+    ``decided`` adds ``agreed_value`` (str). ``passed`` is empty: no case is left.
+    See docs/gate-rules.md, "Decision order".
+    """
+    claims = conflicting_values.passed
+    first = claims.drop_duplicates("position")
+    decided = decisions(
+        first["position"], status="ready", reason="eligible_directives_agree", agreed_value=first["value"]
+    )
+    return Stage(decided=decided, passed=claims.iloc[0:0])

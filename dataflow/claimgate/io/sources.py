@@ -1,11 +1,12 @@
-"""Loading pinned sources: manifest, files, hashes (Hamilton loading module).
+"""Loading pinned sources: manifest, files, hashes (helpers of the loading nodes in ``pinned_sources.py``).
 
 This module is the only place that touches the file system for documentation
 sources. It turns a manifest into a verified frame and refuses the whole run
 (``IngestionError``) when anything pinned cannot be trusted; the decision logic
-in ``gate.py`` and ``audit.py`` only ever sees the frame it returns.
+in ``gate/stages.py`` and ``audit/stages.py`` only ever sees the frames the loading
+nodes (``io/pinned_sources.py``) build with it.
 
-Rules (issue 2 "Manifest", issue 6 "Manifest and sources"):
+Rules (docs/gate-rules.md, "Manifest and sources"):
 
 - Manifest: ``{"sources": [{"source_id", "version", "path", "url", "sha256"}, ...]}``,
   all five fields non-empty strings (extra fields are ignored and not carried);
@@ -34,7 +35,7 @@ import pandas as pd
 from claimgate.errors import IngestionError
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
-DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB (issue 6)
+DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB (docs/gate-rules.md, "Manifest and sources")
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")  # \Z, not $: "$" would accept a trailing newline
 
 #: Columns of ``verified_sources`` in order; every column has pandas dtype ``str``.
@@ -79,7 +80,7 @@ def document_revision(record: Mapping[str, str]) -> str:
     """SHA-256 hex of a source record without its text.
 
     The record's five manifest fields are serialized as JSON with sorted keys,
-    separators ``(",", ":")`` and ``ensure_ascii=False``, encoded as UTF-8 (issue 2).
+    separators ``(",", ":")`` and ``ensure_ascii=False``, encoded as UTF-8 (docs/gate-rules.md, "Manifest and sources").
     """
     fields = {name: record[name] for name in MANIFEST_FIELDS}
     payload = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -3,7 +3,7 @@
 Formats are chosen by file extension. A table that cannot be parsed at all is
 refused whole (``IngestionError`` ``invalid_case_table`` / ``invalid_citation_table``,
 naming the line where there is one); a single bad row is kept as it is and refused
-on its own later, so the rest of the batch goes on (issue 6).
+on its own later, so the rest of the batch goes on (docs/gate-rules.md, "Case tables").
 
 Writes are atomic: the bytes go to a temporary file in the destination folder,
 which is renamed into place only when complete, so a failed or interrupted run

@@ -1,0 +1,329 @@
+"""The in-process API: ``Gate`` (before generation) and ``Audit`` (after it), loaded once, called many times.
+
+Why: an assistant gates each request before it calls its model. Building a case file on disk and running
+the command line re-reads and re-hashes every pinned source per call; here the manifest is verified and the
+Hamilton driver is built once, and each call decides against what was verified.
+
+What it refuses to do: decide against a pinned file that changed since it was verified. Before each
+decision the pinned files of the case's candidates are checked again (a ``stat`` first; a re-hash only
+when size or modification time moved) and a changed file refuses the call with the command line's
+whole-run refusal, ``IngestionError`` ``hash_mismatch``. The rules are in docs/python-api.md.
+
+Results are the command line's: ``Gate.decide`` returns the result object the ``gate`` command writes for
+that case, ``Gate.decide_many`` the ``gate_results`` frame, ``Audit.check`` the audit's rows.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
+from claimgate.errors import IngestionError
+from claimgate.execution import drivers
+from claimgate.gate.reference import decide_case
+from claimgate.gate.schema import ClaimSchema
+from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest, read_source_text
+from claimgate.io.tables import case_table_frame, citation_table_frame
+
+__all__ = ["Gate", "Audit"]
+
+
+@dataclass(frozen=True)
+class _Pin:
+    """One pinned file as verified: its manifest entry and the ``stat`` taken before it was read."""
+
+    entry: Mapping[str, str]
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+def _stat_of(path: Path) -> tuple[int, int] | None:
+    """``(size, mtime_ns)`` of ``path`` (following links), or ``None`` when it cannot be stat'ed."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def _rows(cases: Iterable[Mapping] | pd.DataFrame) -> list:
+    """Raw case or citation rows from a list of dicts or a frame (one row per frame row).
+
+    From a frame, a missing cell (``None``/``NaN``) means the field is absent, and a NumPy array cell
+    (a list column read by ``pandas.read_parquet``) becomes a list; other values are passed as they are.
+    """
+    if not isinstance(cases, pd.DataFrame):
+        return list(cases)
+    rows = []
+    for record in cases.to_dict("records"):
+        row = {}
+        for name, value in record.items():
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            elif value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+                continue
+            row[str(name)] = value
+        rows.append(row)
+    return rows
+
+
+class Gate:
+    """The contract gate over one verified manifest, for many decisions in one process.
+
+    Build it with ``Gate.from_manifest``. ``decide`` decides one case, ``decide_many`` a batch; both
+    check the pins they use first (docs/python-api.md, "Pinned files between decisions").
+    """
+
+    def __init__(
+        self,
+        *,
+        manifest: dict,
+        verified_sources: pd.DataFrame,
+        schema: ClaimSchema,
+        pins: dict[str, _Pin],
+        max_source_bytes: int,
+        manifest_path: Path,
+        schema_path: str,
+        driver: object,
+    ) -> None:
+        """What ``from_manifest`` loaded and verified (use ``from_manifest``: it takes the stats and checks)."""
+        self._manifest = manifest
+        self._verified_sources = verified_sources
+        self._schema = schema
+        self._pins = pins
+        self._max_source_bytes = max_source_bytes
+        self._manifest_path = manifest_path
+        self._schema_path = schema_path
+        self._driver = driver
+        self._records = {record["source_id"]: record for record in verified_sources.to_dict("records")}
+
+    @classmethod
+    def from_manifest(
+        cls,
+        manifest: str | Path,
+        schema: str | Path | None = None,
+        *,
+        max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    ) -> Gate:
+        """Read the manifest, verify every pinned file once, load the claim schema, build the driver.
+
+        ``schema`` is a claim schema TOML (``None``: Quill's). Raises ``IngestionError`` exactly as the
+        ``gate`` command refuses a whole run: ``invalid_manifest``, ``duplicate_source_id``,
+        ``invalid_sha256``, ``path_outside_root``, ``missing_source``, ``source_too_large``,
+        ``hash_mismatch``, ``invalid_encoding``, ``invalid_schema``.
+        """
+        manifest_path = Path(manifest)
+        schema_path = str(schema or "")
+        loaded = read_manifest(manifest_path)
+        # Each file's stat is taken BEFORE it is read and hashed: a change in between shows up as a moved
+        # stat at the next decision, which then re-hashes (never the other way round).
+        pins = {}
+        for entry in loaded["sources"]:
+            path = loaded["root"] / entry["path"]
+            stat = _stat_of(path)
+            if stat is not None:  # a missing file is refused by verified_sources below
+                pins[entry["source_id"]] = _Pin(entry, path, *stat)
+        dr = drivers.gate_driver()
+        out = dr.execute(
+            ["verified_sources", "claim_schema"],
+            overrides={"load_manifest": loaded},
+            inputs={"schema_path": schema_path, "max_source_bytes": max_source_bytes},
+        )
+        return cls(
+            manifest=loaded,
+            verified_sources=out["verified_sources"],
+            schema=out["claim_schema"],
+            pins=pins,
+            max_source_bytes=max_source_bytes,
+            manifest_path=manifest_path,
+            schema_path=schema_path,
+            driver=dr,
+        )
+
+    @property
+    def schema(self) -> ClaimSchema:
+        """The claim schema every decision uses."""
+        return self._schema
+
+    @property
+    def verified_sources(self) -> pd.DataFrame:
+        """The verified sources (columns of ``io.sources.VERIFIED_SOURCE_COLUMNS``, all ``str``), a copy."""
+        return self._verified_sources.copy()
+
+    def refresh(self) -> None:
+        """Re-read the manifest and re-verify every pinned file (and the schema), as ``from_manifest`` does.
+
+        Picks up a re-pinned manifest. Raises the same ``IngestionError`` as ``from_manifest``; on a
+        refusal the gate keeps its previous state, whose pins are still checked before each decision.
+        """
+        fresh = Gate.from_manifest(
+            self._manifest_path, self._schema_path or None, max_source_bytes=self._max_source_bytes
+        )
+        self.__dict__.update(fresh.__dict__)
+
+    def check_pins(self, source_ids: Iterable[object]) -> None:
+        """Check that the pinned files of ``source_ids`` are still the verified files.
+
+        A file whose size and ``mtime_ns`` are unchanged is taken as unchanged (no read). Otherwise it is
+        read and re-hashed: the same bytes are accepted (and the new stat kept); anything else raises
+        ``IngestionError`` (``hash_mismatch``, ``missing_source``, ``source_too_large``,
+        ``path_outside_root``), the ``gate`` command's whole-run refusal. Ids that are not pinned
+        (unknown candidates, non-strings) are skipped: the request checks refuse them.
+        """
+        for source_id in source_ids:
+            pin = self._pins.get(source_id) if isinstance(source_id, str) else None
+            if pin is None:
+                continue
+            stat = _stat_of(pin.path)
+            if stat == (pin.size, pin.mtime_ns):
+                continue
+            read_source_text(self._manifest["root"], pin.entry, self._max_source_bytes)  # raises when changed
+            if stat is not None and _stat_of(pin.path) == stat:  # unchanged while it was re-hashed
+                self._pins[source_id] = _Pin(pin.entry, pin.path, *stat)
+
+    def decide(
+        self,
+        candidate_ids: list[str],
+        requested_version: str,
+        claim_key: str,
+        operation: str | None = None,
+    ) -> dict:
+        """Decide one case; return its result object, equal to the ``gate`` command's for that case.
+
+        ``operation`` ``None`` means the field is absent (the schema's single operation). A bad request is
+        not raised: it is the refused result object (``status`` ``refused``, ``error`` ``GateError``).
+        Raises ``IngestionError`` (``hash_mismatch``…) when a candidate's pinned file changed since it
+        was verified (``check_pins``); ``exc.as_result()`` is then the refused result object.
+
+        Decided by ``gate.reference.decide_case`` over the verified sources (no Hamilton execution, about
+        30 µs on the fixtures); tests hold it equal to the batch nodes field for field.
+        """
+        row: dict = {"candidate_ids": candidate_ids, "requested_version": requested_version, "claim_key": claim_key}
+        if operation is not None:
+            row["operation"] = operation
+        if isinstance(candidate_ids, list):
+            self.check_pins(candidate_ids)
+        return decide_case(row, self._records, self._schema)
+
+    def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
+        """Decide a batch in one Hamilton execution; one row per case, in input order.
+
+        ``cases`` is a list of case rows (``{case_id, candidate_ids, requested_version, claim_key[,
+        operation]}``, as in a ``.json`` case table) or a frame with those columns (a missing cell is an
+        absent field; a NumPy array cell is a list). Returns the ``gate_results`` frame: ``position``
+        (int64), ``case_id`` (object), ``status``, ``reason``, ``error``, ``detail``, ``decided_at``
+        (str), ``result`` (object: the result object). A bad row is refused on its own, as in the
+        ``gate`` command. Raises ``IngestionError`` when a pinned file of any case's candidates changed.
+        """
+        rows = _rows(cases)
+        lists = (row.get("candidate_ids") for row in rows if isinstance(row, dict))
+        self.check_pins(sorted({c for ids in lists if isinstance(ids, list) for c in ids if isinstance(c, str)}))
+        overrides = {
+            "load_manifest": self._manifest,
+            "verified_sources": self._verified_sources,
+            "claim_schema": self._schema,
+            "case_rows": case_table_frame(rows),  # the loaders' frame: position, case_id, request, case_problem
+        }
+        with drivers.gc_paused():
+            return self._driver.execute(["gate_results"], overrides=overrides)["gate_results"]
+
+
+class Audit:
+    """The citation audit over one corpus, indexed once, for many checks in one process.
+
+    Build it with ``Audit.from_corpus`` (a folder, a corpus JSON file or a ``{doc_id: text}`` dict) or
+    ``Audit.from_manifest`` (pinned documents, verified once when loaded).
+    """
+
+    def __init__(self, documents: dict[str, str], extractors: dict[str, str] | None = None) -> None:
+        """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them."""
+        self._documents = documents
+        self._extractors = extractors
+        self._driver = drivers.audit_driver("corpus")
+        self._index = self._driver.execute(["normalized_sources"], overrides={"source_documents": documents})[
+            "normalized_sources"
+        ]
+
+    @classmethod
+    def from_corpus(cls, corpus: str | Path | Mapping[str, str], *, glob: str = DEFAULT_GLOB) -> Audit:
+        """An audit over a folder of pages, a corpus JSON file ``{doc_id: text}``, or such a dict.
+
+        A folder is read by ``io.documents.read_document_folder`` (files matching ``glob``; ``doc_id`` the
+        relative path with ``/``; see docs/documents.md). Raises ``IngestionError``: ``invalid_corpus``
+        (a missing path, a bad JSON file, a dict with an empty id or a non-string text) or a folder's
+        refusals (``unsupported_document``, ``unreadable_document``, ``document_too_large``…).
+        """
+        if isinstance(corpus, Mapping):
+            for doc_id, text in corpus.items():
+                if not (isinstance(doc_id, str) and doc_id):
+                    raise IngestionError("invalid_corpus", f"document id {doc_id!r} is not a non-empty string")
+                if not isinstance(text, str):
+                    raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
+            return cls(dict(corpus))
+        if Path(corpus).is_dir():
+            frame = read_document_folder(corpus, glob)
+            return cls(dict(zip(frame["doc_id"], frame["text"])), dict(zip(frame["doc_id"], frame["extractor"])))
+        return cls(read_corpus(corpus))
+
+    @classmethod
+    def from_manifest(cls, manifest: str | Path, *, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> Audit:
+        """An audit over the pinned sources of a manifest (``doc_id`` = ``source_id``), verified once here.
+
+        Raises the ``IngestionError`` of ``Gate.from_manifest`` (``hash_mismatch``…).
+        """
+        out = drivers.audit_driver("manifest").execute(
+            ["source_documents"], inputs={"manifest_path": str(manifest), "max_source_bytes": max_source_bytes}
+        )
+        return cls(out["source_documents"])
+
+    @property
+    def extractors(self) -> dict[str, str] | None:
+        """``{doc_id: extractor}`` (``text``, ``html``, ``pdf``) for a folder corpus, else ``None``; a copy."""
+        return None if self._extractors is None else dict(self._extractors)
+
+    @property
+    def documents(self) -> dict[str, str]:
+        """``{doc_id: text}`` the quotes are checked against (spans are character offsets into these), a copy."""
+        return dict(self._documents)
+
+    def check(
+        self,
+        citations: Iterable[Mapping] | pd.DataFrame,
+        judge: Callable[[str, str], str] | None = None,
+        *,
+        min_tokens: int = 4,
+        window_chars: int = 2000,
+        diagnose: bool = True,
+    ) -> pd.DataFrame:
+        """Audit citations against the corpus; one row per citation, in input order.
+
+        ``citations`` is a list of ``{citation_id, doc_id, quote[, claim]}`` dicts or a frame with those
+        columns. ``judge`` is an optional ``llm_call(system, user) -> str``, called for ``found`` quotes
+        only and failing closed (see the README's citation audit). Returns the audit's rows with
+        ``audit.stages.AUDIT_COLUMNS``: ``citation_id``, ``doc_id`` (object), ``verdict``, ``reason``,
+        ``gate_verdict`` (str), ``match_kind`` (str or None), ``matched_doc_ids`` (list of str), ``spans``
+        (list of dicts, offsets in characters of ``documents``, lines 1-based), ``judge`` (dict or None),
+        ``model_calls`` (int64); with ``diagnose`` (the default) then ``diagnosis`` (object: the near-miss
+        diagnosis of a rejected citation, else None; see docs/audit-diagnosis.md). Verdicts are the same
+        either way. A bad row is ``invalid_citation``; nothing is raised for one row.
+        """
+        inputs: dict = {"min_tokens": min_tokens, "window_chars": window_chars, "diagnose": diagnose}
+        if judge is not None:
+            inputs["llm_call"] = judge
+        overrides = {
+            "source_documents": self._documents,
+            "normalized_sources": self._index,
+            "citation_rows": citation_table_frame(_rows(citations)),
+        }
+        results = self._driver.execute(["audit_results"], inputs=inputs, overrides=overrides)["audit_results"]
+        columns = [*AUDIT_COLUMNS, DIAGNOSIS_COLUMN] if diagnose else list(AUDIT_COLUMNS)
+        return results[columns].reset_index(drop=True)

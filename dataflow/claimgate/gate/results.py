@@ -1,0 +1,144 @@
+"""Result building (Hamilton node ``gate_result``): assembles what the decision stages decided.
+
+``gate_result`` takes no decision. Each case's status, reason, error and detail come
+from the one stage that decided it (``claimgate.gate.stages``); its ``decided_at`` is
+the name of that stage, read from the stages' ``@tag(decides=...)``
+(``decisions.decided_at_by_reason``). What is left is shaping: the result object of
+every case, in case-table order, with its claims, eligible and excluded sources and,
+for a ``ready`` case, the prepared answer request. The result object's fields:
+docs/gate-rules.md, "Result objects".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from claimgate.gate.decisions import Stage, case_decisions
+from claimgate.gate.requests import CLAIM_FIELDS, claim_json, decided_result, refused_result
+
+#: Columns of ``gate_result``, in order.
+RESULT_COLUMNS = ("position", "case_id", "status", "reason", "error", "detail", "decided_at", "result")
+
+
+def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
+    """Map each position in a sorted array to its ``[start, stop)`` row range."""
+    if len(positions) == 0:
+        return {}
+    unique, starts = np.unique(positions, return_index=True)
+    stops = np.append(starts[1:], len(positions))
+    return {int(p): (int(a), int(b)) for p, a, b in zip(unique, starts, stops)}
+
+
+def _claim_lookup(
+    parsed_claims: pd.DataFrame, requested_claims: pd.DataFrame
+) -> tuple[list[dict], list[str], list[int], dict[int, tuple[int, int]]]:
+    """``(claim records, their answer-request JSON, claim numbers, position -> row range of the numbers)``.
+
+    Column lists are zipped into records once per parsed claim (``to_dict("records")``
+    iterates Arrow-backed strings one by one), and each is serialized once for answer
+    requests however many cases cite it.
+    """
+    records = [dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))]
+    serialized = [claim_json(record) for record in records]
+    claim_numbers = requested_claims["claim_number"].tolist()
+    return records, serialized, claim_numbers, _slices(requested_claims["position"].to_numpy())
+
+
+def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
+    """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id."""
+    candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
+    ids = candidates["source_id"].tolist()
+    eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
+    split = {}
+    for position, (a, b) in _slices(candidates["position"].to_numpy()).items():
+        pairs = list(zip(ids[a:b], eligible[a:b]))
+        split[position] = ([s for s, ok in pairs if ok], [s for s, ok in pairs if not ok])
+    return split
+
+
+def gate_result(
+    case_table: pd.DataFrame,
+    validated_requests: Stage,
+    candidate_sources: pd.DataFrame,
+    eligible_sources: Stage,
+    directive_errors: Stage,
+    parsed_claims: pd.DataFrame,
+    requested_claims: pd.DataFrame,
+    missing_sources: Stage,
+    conflicting_values: Stage,
+    agreed_values: Stage,
+) -> pd.DataFrame:
+    """The decision for every case, assembled into result objects; one row per case in case-table order.
+
+    Columns: ``position`` (int64), ``case_id`` (object: str or None), ``status``,
+    ``reason``, ``error`` (``""``, ``GateError`` or ``DirectiveError``), ``detail``,
+    ``decided_at`` (str: the deciding node) and ``result`` (object: the JSON-ready
+    result object, with ``decided_at``). Per-case Python only slices sorted frames and
+    builds each result object (docs/gate-rules.md, "Result objects").
+    """
+    decided = case_decisions(
+        case_table,
+        [validated_requests, eligible_sources, directive_errors, missing_sources, conflicting_values, agreed_values],
+    )
+    # Lookups by position as plain dicts: per-case Series lookups would cost more than the results themselves.
+    valid = validated_requests.passed
+    request_fields = valid[["candidate_ids", "requested_version", "claim_key", "operation"]]
+    requests = dict(zip(valid["position"].tolist(), request_fields.itertuples(index=False)))
+    missing_frame = missing_sources.decided
+    missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
+    agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
+
+    records, serialized, claim_numbers, claim_slices = _claim_lookup(parsed_claims, requested_claims)
+    sources_by_case = _eligible_and_excluded(candidate_sources)
+
+    results = []
+    for position, status, error, reason, decided_at in zip(
+        decided.index.tolist(),
+        decided["status"].tolist(),
+        decided["error"].tolist(),
+        decided["reason"].tolist(),
+        decided["decided_at"].tolist(),
+    ):
+        if status == "refused":
+            results.append(refused_result(error, reason, decided_at))
+            continue
+        request = requests[position]
+        eligible_ids, excluded_ids = sources_by_case.get(position, ([], []))
+        a, b = claim_slices.get(position, (0, 0))
+        claims = [dict(records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
+        extra = {}
+        if status == "ready":
+            extra["agreed_value"] = agreed[position]
+            extra["claim_jsons"] = [serialized[number] for number in claim_numbers[a:b]]
+        if position in missing:
+            extra["missing_claim_source_ids"] = list(missing[position])
+        results.append(
+            decided_result(
+                requested_version=request.requested_version,
+                claim_key=request.claim_key,
+                operation=request.operation,
+                candidate_ids=request.candidate_ids,
+                eligible_source_ids=eligible_ids,
+                excluded_wrong_version_ids=excluded_ids,
+                status=status,
+                reason=reason,
+                claims=claims,
+                decided_at=decided_at,
+                **extra,
+            )
+        )
+    n = len(decided)
+    frame = pd.DataFrame(
+        {
+            "position": decided.index.to_numpy(dtype="int64"),
+            "case_id": pd.Series(case_table["case_id"].to_numpy(), dtype=object, index=range(n)),  # keeps None
+            "status": decided["status"].to_numpy(),
+            "reason": decided["reason"].to_numpy(),
+            "error": decided["error"].to_numpy(),
+            "detail": decided["detail"].to_numpy(),
+            "decided_at": decided["decided_at"].to_numpy(),
+            "result": pd.Series(results, dtype=object, index=range(n)).to_numpy() if n else np.array([], dtype=object),
+        }
+    )
+    return frame.astype({c: "str" for c in ("status", "reason", "error", "detail", "decided_at")})

@@ -1,0 +1,202 @@
+"""Folders of pages as an audit corpus: Markdown, plain text, reStructuredText, HTML and PDF.
+
+Why: the citation audit checks quotes against documents; real documentation lives in a folder of pages,
+not in a hand-made ``{doc_id: text}`` JSON. This module turns a folder into the same mapping, one document
+per file, and records which extractor produced each text, so a span (in characters of the extracted text)
+can be traced back to how that text was obtained.
+
+What it refuses to do: guess. A file whose extension has no extractor is refused
+(``unsupported_document``), a file that cannot be read or decoded is refused (``unreadable_document``),
+and one such file refuses the whole corpus, naming it: an audit against a silently partial corpus would
+call real quotes ``not_found``. The rules are in docs/documents.md.
+
+- ``.md``, ``.markdown``, ``.txt``, ``.rst``: the file's text as written (strict UTF-8, one leading byte-order
+  mark dropped), extractor ``text``.
+- ``.html``, ``.htm``: the visible text (``html_visible_text``), extractor ``html``.
+- ``.pdf``: the text of every page through ``pypdf`` (optional extra ``claimgate[pdf]``), extractor ``pdf``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from claimgate.errors import IngestionError
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
+
+#: Extractor name for each supported file extension (lower case).
+EXTRACTORS = {
+    ".md": "text",
+    ".markdown": "text",
+    ".txt": "text",
+    ".rst": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+}
+
+#: Columns of ``read_document_folder``'s frame, in order; every column has dtype ``str``.
+DOCUMENT_COLUMNS = ("doc_id", "path", "extractor", "text")
+
+DEFAULT_GLOB = "**/*"
+
+# Elements whose content is never shown on the page.
+_HIDDEN_ELEMENTS = frozenset({"script", "style", "template", "noscript", "head", "title"})
+# Elements that start and end a line of visible text.
+_BLOCK_ELEMENTS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "caption", "dd", "details", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
+        "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody",
+        "td", "tfoot", "th", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+_INLINE_WHITESPACE = re.compile(r"\s+")
+
+
+def html_visible_text(markup: str) -> str:
+    """The text a browser shows for ``markup``: one string, lines ended by ``\\n``.
+
+    Parsed by ``beautifulsoup4`` with Python's ``html.parser`` (pure Python, tolerant of broken markup).
+    Character references are decoded (``&amp;`` is ``&``, ``&nbsp;`` a space); ``script``, ``style``,
+    ``template``, ``noscript`` and the ``head`` (with its ``title``) are dropped, as are comments;
+    white space inside a line collapses to one space, except in ``pre``, whose line breaks are kept;
+    block elements (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line. Spaces at
+    the start and end of each line are dropped, and so are empty lines.
+    An empty or invisible page gives ``""``.
+    """
+    from bs4 import BeautifulSoup
+    from bs4.element import NavigableString, PreformattedString, Tag
+
+    pieces: list[str] = []
+
+    def walk(node: Tag, in_pre: bool) -> None:
+        for child in node.children:
+            if isinstance(child, PreformattedString):  # comments, doctype, CDATA, processing instructions
+                continue
+            if isinstance(child, NavigableString):
+                text = str(child)
+                pieces.append(text if in_pre else _INLINE_WHITESPACE.sub(" ", text))
+            elif isinstance(child, Tag):
+                name = child.name.lower()
+                if name in _HIDDEN_ELEMENTS:
+                    continue
+                if name == "br":
+                    pieces.append("\n")
+                    continue
+                block = name in _BLOCK_ELEMENTS
+                if block:
+                    pieces.append("\n")
+                walk(child, in_pre or name == "pre")
+                if block:
+                    pieces.append("\n")
+
+    walk(BeautifulSoup(markup, "html.parser"), in_pre=False)
+    lines = (line.strip(" \t\r\f\v\xa0") for line in "".join(pieces).split("\n"))
+    return "".join(f"{line}\n" for line in lines if line)
+
+
+def pdf_text(raw: bytes, doc_id: str) -> str:
+    """The text of every page of a PDF, pages in order, each ending with ``\\n``.
+
+    Extracted by ``pypdf`` (the optional extra ``pip install 'claimgate[pdf]'``). Raises
+    ``IngestionError``: ``unsupported_document`` when ``pypdf`` is not installed,
+    ``unreadable_document`` when the file is not a PDF pypdf can read, or is encrypted with a password.
+    """
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError:
+        raise IngestionError(
+            "unsupported_document", f"{doc_id}: reading PDF needs the optional extra: pip install 'claimgate[pdf]'"
+        ) from None
+    # pypdf logs repairs of damaged files as warnings; the refusal below is the one line that counts.
+    pypdf_logger = logging.getLogger("pypdf")
+    level = pypdf_logger.level
+    pypdf_logger.setLevel(logging.CRITICAL)
+    try:
+        reader = PdfReader(io.BytesIO(raw))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise IngestionError("unreadable_document", f"{doc_id}: the PDF is encrypted with a password")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except IngestionError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:  # broken files
+        raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
+    finally:
+        pypdf_logger.setLevel(level)
+    return "".join(page if page.endswith("\n") else f"{page}\n" for page in pages if page)
+
+
+def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
+    """The text of one document from its raw bytes with ``extractor`` (``text``, ``html`` or ``pdf``).
+
+    ``text`` and ``html`` files must be strict UTF-8 (one leading byte-order mark dropped): raises
+    ``IngestionError`` ``unreadable_document`` naming the document and the byte otherwise.
+    """
+    if extractor == "pdf":
+        return pdf_text(raw, doc_id)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestionError("unreadable_document", f"{doc_id}: not UTF-8 at byte {exc.start}") from None
+    return html_visible_text(text) if extractor == "html" else text
+
+
+def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tuple[str, Path]]:
+    """``(doc_id, path)`` of every file under ``corpus_dir`` matching ``glob``, sorted by ``doc_id``.
+
+    ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
+    Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
+    ``invalid_corpus`` when ``corpus_dir`` is not a folder or ``glob`` matches no file,
+    ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``.
+    """
+    root = Path(corpus_dir)
+    if not root.is_dir():
+        raise IngestionError("invalid_corpus", f"corpus folder not found: {root}")
+    resolved_root = root.resolve()
+    found: dict[str, Path] = {}
+    for path in root.glob(glob or DEFAULT_GLOB):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        doc_id = relative.as_posix()
+        if not path.resolve().is_relative_to(resolved_root):
+            raise IngestionError("path_outside_root", f"{doc_id} resolves outside {root}")
+        found[doc_id] = path
+    if not found:
+        raise IngestionError("invalid_corpus", f"no file under {root} matches {glob or DEFAULT_GLOB!r}")
+    return sorted(found.items())
+
+
+def read_document_folder(
+    corpus_dir: str | Path, glob: str = DEFAULT_GLOB, max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES
+) -> pd.DataFrame:
+    """Every document of a folder corpus, one row per file in ``doc_id`` order.
+
+    Columns (all dtype ``str``): ``doc_id`` (path relative to ``corpus_dir``, ``/`` separators), ``path``
+    (the file), ``extractor`` (``text``, ``html`` or ``pdf``; see ``EXTRACTORS``) and ``text`` (the
+    extracted text; audit spans are character offsets into it). Raises ``IngestionError`` naming the first
+    file refused, in ``doc_id`` order: ``unsupported_document`` (no extractor for its extension, or PDF
+    without the ``pdf`` extra), ``unreadable_document`` (cannot be read, not UTF-8, a broken PDF),
+    ``document_too_large`` (over ``max_document_bytes``), and the refusals of ``document_paths``.
+    """
+    rows = []
+    for doc_id, path in document_paths(corpus_dir, glob):
+        extractor = EXTRACTORS.get(path.suffix.lower())
+        if extractor is None:
+            supported = ", ".join(sorted(EXTRACTORS))
+            raise IngestionError("unsupported_document", f"{doc_id}: no extractor for this file type (use {supported})")
+        try:
+            with path.open("rb") as handle:
+                raw = handle.read(max_document_bytes + 1)  # never read more than the limit into memory
+        except OSError as exc:
+            raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
+        if len(raw) > max_document_bytes:
+            raise IngestionError("document_too_large", f"{doc_id}: more than {max_document_bytes} bytes")
+        rows.append((doc_id, str(path), extractor, document_text(raw, extractor, doc_id)))
+    return pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS)).astype({c: "str" for c in DOCUMENT_COLUMNS})

@@ -1,0 +1,83 @@
+"""``claimgate.Audit``: the audit command's rows in process, over a dict, a corpus file, a folder or a manifest."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from claimgate import Audit
+from claimgate.audit import standin_judge
+from claimgate.audit.stages import AUDIT_COLUMNS
+from claimgate.errors import IngestionError
+from claimgate.execution import drivers
+
+from ..helpers import FIXTURES
+
+CORPUS = FIXTURES / "audit" / "corpus.json"
+CITATIONS = FIXTURES / "audit" / "citations.jsonl"
+
+
+def citations() -> list[dict]:
+    return [json.loads(line) for line in CITATIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_check_equals_the_audit_command_rows_with_the_judge():
+    standin_judge.reset()
+    expected = drivers.audit_rows(drivers.run_audit(CITATIONS, corpus_path=CORPUS, llm_call=standin_judge.judge))
+    rows = Audit.from_corpus(CORPUS).check(citations(), judge=standin_judge.judge)
+    assert list(rows.columns) == [*AUDIT_COLUMNS, "diagnosis"]
+    assert rows["model_calls"].dtype == "int64"
+    got = [{**r, "model_calls": int(r["model_calls"])} for r in rows.to_dict("records")]
+    for row in got:  # the command line's rows carry a diagnosis only where there is one
+        if row["diagnosis"] is None:
+            del row["diagnosis"]
+    assert json.dumps(got) == json.dumps(expected)
+    plain = Audit.from_corpus(CORPUS).check(citations(), judge=standin_judge.judge, diagnose=False)
+    assert list(plain.columns) == list(AUDIT_COLUMNS)
+    pd.testing.assert_frame_equal(plain, rows[list(AUDIT_COLUMNS)])
+
+
+def test_dict_and_file_corpora_give_the_same_rows():
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    from_file = Audit.from_corpus(CORPUS).check(citations())
+    from_dict = Audit.from_corpus(corpus).check(pd.DataFrame(citations()))
+    pd.testing.assert_frame_equal(from_file, from_dict)
+
+
+def test_manifest_documents_are_keyed_by_source_id():
+    audit = Audit.from_manifest(FIXTURES / "manifest.json")
+    quote = "quill create_copy existing_path=refuse"
+    rows = audit.check([{"citation_id": "a", "doc_id": "quill-guide", "quote": quote}])
+    assert rows.loc[0, "verdict"] == "found"
+    span = rows.loc[0, "spans"][0]
+    assert audit.documents["quill-guide"][span["start"] : span["end"]] == span["text"] == quote
+
+
+def test_index_is_built_once_and_reused(monkeypatch):
+    audit = Audit.from_corpus(CORPUS)
+    from claimgate.audit import stages
+
+    monkeypatch.setattr(stages, "build_corpus_index", lambda *_: pytest.fail("index rebuilt"))
+    assert len(audit.check(citations())) == 4
+
+
+def test_bad_citation_row_is_invalid_not_raised():
+    rows = Audit.from_corpus({"d": "some words in a document"}).check([{"citation_id": "x", "quote": "some words"}])
+    assert (rows.loc[0, "verdict"], rows.loc[0, "reason"]) == ("invalid_citation", "invalid_citation")
+
+
+def test_dict_corpus_with_a_non_string_text_is_refused():
+    with pytest.raises(IngestionError) as caught:
+        Audit.from_corpus({"d": 3})
+    assert caught.value.reason == "invalid_corpus"
+
+
+def test_folder_corpus_records_extractors(tmp_path):
+    (tmp_path / "a.md").write_text("Copies are refused when the path exists.\n", encoding="utf-8")
+    (tmp_path / "b.html").write_text("<p>Uploads &amp; downloads are limited.</p>", encoding="utf-8")
+    audit = Audit.from_corpus(tmp_path)
+    assert audit.extractors == {"a.md": "text", "b.html": "html"}
+    rows = audit.check([{"citation_id": "c", "doc_id": "b.html", "quote": "uploads & downloads are limited"}])
+    assert rows.loc[0, "verdict"] == "found"
+    assert Audit.from_corpus(CORPUS).extractors is None
