@@ -24,7 +24,7 @@ Model (see docs/audit-diagnosis.md, "Finding the nearest passage"):
   the shortest document span, then the earliest; one per first run) are aligned and
   the one sharing the most quote tokens wins (the better-ranked on ties). Without
   any shared token pair, the anchor is the window of ``2 x quote tokens`` document
-  tokens holding the most distinct quote positions by shared single tokens.
+  tokens holding the most occurrences of quote tokens (see :func:`densest_window`).
 - The chain's runs are kept as aligned blocks; the gaps between them, and the quote's
   unmatched head and tail against :data:`REGION_SLACK` more source tokens, are aligned
   with :class:`difflib.SequenceMatcher` over token ids (longest matching blocks first,
@@ -231,23 +231,27 @@ def _chains(runs: Runs, doc_starts, doc_ends, window_chars: int, budget: StepBud
     return chains
 
 
-def densest_window(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -> tuple[int, int, int] | None:
-    """``(start, end, distinct quote positions)`` of the document window richest in shared single tokens.
+def densest_window(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -> tuple[tuple[int, int] | None, int]:
+    """``((start, end) or None, shared)``: the document window richest in the quote's single tokens.
 
-    The window is ``2 x quote tokens`` document tokens; ``None`` when no quote token
-    is in the document.
+    The window is ``2 x quote tokens`` document tokens, the one holding the most
+    occurrences of quote tokens (the earliest on ties), and ``shared`` the distinct
+    quote positions whose token it holds. When fewer than half of the quote's positions
+    have their token anywhere in the document, no window can share half: ``(None,
+    that count)``, without looking for one.
     """
-    qi, p = lookup(grams.uni_keys, grams.uni_pos, quote_ids, budget)
-    if not len(qi):
-        return None
+    keys = grams.uni_keys
+    present = int(np.count_nonzero(np.searchsorted(keys, quote_ids, "right") > np.searchsorted(keys, quote_ids)))
+    if 2 * present < len(quote_ids):
+        return None, present
+    qi, p = lookup(keys, grams.uni_pos, quote_ids, budget)
     order = np.lexsort((qi, p))
     qi, p = qi[order], p[order]
     width = 2 * len(quote_ids)
     counts = np.searchsorted(p, p + width, "left") - np.arange(len(p))
-    j = int(np.argmax(counts))
-    start = int(p[j])
+    start = int(p[int(np.argmax(counts))])
     inside = (p >= start) & (p < start + width)
-    return start, min(start + width, len(grams.ids)), len(np.unique(qi[inside]))
+    return (start, min(start + width, len(grams.ids))), len(np.unique(qi[inside]))
 
 
 Anchor = tuple[int, int, int]  # quote [q_start, q_end) equals document tokens from p_start

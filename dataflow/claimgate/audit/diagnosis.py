@@ -246,9 +246,9 @@ def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, windo
     if len(runs):
         regions = ad.anchored_regions(quote_ids, grams, runs, doc.starts, doc.ends, window_chars, budget)
     else:
-        window = ad.densest_window(quote_ids, grams, budget)
-        if window is None or 2 * window[2] < m:
-            return _result("fabricated", None, 0 if window is None else window[2], m, [])
+        window, shared = ad.densest_window(quote_ids, grams, budget)
+        if window is None or 2 * shared < m:
+            return _result("fabricated", None, shared, m, [])
         regions = [(window[0], window[1], [])]
     best = None
     for lo, hi, anchors in regions:
