@@ -12,7 +12,7 @@ import pandas as pd
 from hamilton.function_modifiers import config
 
 from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus
+from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES, read_corpus
 from claimgate.io.tables import citation_table_frame, read_citation_rows
 
 
@@ -23,9 +23,17 @@ def source_documents__manifest(verified_sources: pd.DataFrame) -> dict:
 
 
 @config.when(document_source="corpus")
-def source_documents__corpus(corpus_path: str) -> dict:
-    """Original text of every document of a corpus file ``{doc_id: text}`` (file order)."""
-    return read_corpus(corpus_path)
+def source_documents__corpus(
+    corpus_path: str,
+    max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    max_corpus_bytes: int = DEFAULT_MAX_CORPUS_BYTES,
+) -> dict:
+    """Original text of every document of a corpus file ``{doc_id: text}`` (file order).
+
+    Limits in bytes: ``max_source_bytes`` per document (``document_too_large``),
+    ``max_corpus_bytes`` for the file (``corpus_too_large``); see ``sources.read_corpus``.
+    """
+    return read_corpus(corpus_path, max_source_bytes, max_corpus_bytes)
 
 
 @config.when(document_source="folder")

@@ -19,6 +19,8 @@ from claimgate.audit.judge import load_judge
 from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
+from claimgate.io.atomic import check_outputs
+from claimgate.io.sources import pinned_paths
 from claimgate.io.tables import write_csv, write_json, write_jsonl
 from claimgate.resources import fixtures_dir
 
@@ -95,6 +97,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
     if args.glob and not args.corpus_dir:
         raise UsageError("--glob needs --corpus-dir")
+    inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
+    check_outputs([output], {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})})
     try:
         llm_call = load_judge(args.judge) if args.judge else None
     except ValueError as exc:
@@ -109,6 +113,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
         min_tokens=args.min_tokens,
         window_chars=args.window_chars,
         max_source_bytes=args.max_source_bytes,
+        max_corpus_bytes=args.max_corpus_bytes,
         executor=args.executor,
         scheduler=args.scheduler,
         partition_rows=args.partition_rows,

@@ -24,8 +24,10 @@ from pathlib import Path
 import claimgate  # noqa: F401  (telemetry variable first)
 from claimgate.cli import audit as audit_cli
 from claimgate.errors import ClaimgateError, IngestionError, UsageError
-from claimgate.execution import drivers
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
+from claimgate.execution import drivers, signals
+from claimgate.io.atomic import check_outputs, staged_folder
+from claimgate.io.console import safe_console
+from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES, pinned_paths
 from claimgate.io.tables import valid_unicode, write_json, write_jsonl, write_parquet
 from claimgate.resources import fixtures_dir
 
@@ -116,12 +118,17 @@ def cmd_default(args: argparse.Namespace) -> int:
     if output.suffix.lower() != ".json":
         raise UsageError("the default run writes a .json document; use `gate` for other formats")
     out_dir = output.parent
-    run = drivers.run_gate(
-        fixtures_dir() / "manifest.json", fixtures_dir() / "cases.json", args.schema, progress=_progress_enabled(args)
-    )
+    manifest = fixtures_dir() / "manifest.json"
+    inputs = {"--schema": args.schema, "fixture manifest": manifest, **pinned_paths(manifest)}
+    check_outputs([output, out_dir / "audit_result.jsonl"], inputs)
+    run = drivers.run_gate(manifest, fixtures_dir() / "cases.json", args.schema, progress=_progress_enabled(args))
     changed = changed_source_scenario(args.schema)
     document = drivers.gate_document(run, fixture_kind="synthetic-quill-teaching-fixtures", changed_source=changed)
-    write_gate_output(output, run, document)
+    with staged_folder(out_dir) as stage:  # pictures and result all or nothing
+        notes = [] if args.no_pictures else draw_gate_pictures(run, stage.folder, per_case=True)
+        write_gate_output(output, run, document)
+        stage.commit()
+        notes = [stage.final_text(note) for note in notes]
     say = (lambda *_: None) if args.quiet else print
     say(drivers.summary_table(run))
     say(
@@ -130,7 +137,7 @@ def cmd_default(args: argparse.Namespace) -> int:
     )
     say(f"wrote {output}")
     if not args.no_pictures:
-        for note in draw_gate_pictures(run, out_dir, per_case=True):
+        for note in notes:
             print(note)
         say(f"wrote {out_dir / 'gate_dag.svg'} and one picture per case in {out_dir / 'cases'}")
     audit_cli.run_demo(args, out_dir, say)
@@ -153,6 +160,8 @@ def check_execution_options(args: argparse.Namespace) -> None:
         raise UsageError("--scheduler needs --executor dask or ray")
     if args.max_source_bytes < 1:
         raise UsageError("--max-source-bytes must be at least 1")
+    if args.max_corpus_bytes < 1:
+        raise UsageError("--max-corpus-bytes must be at least 1")
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -160,28 +169,34 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if output.suffix.lower() not in GATE_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(GATE_OUTPUTS)}")
     check_execution_options(args)
+    inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
+    check_outputs([output], {**inputs, **pinned_paths(args.manifest)})
     run = drivers.run_gate(
         args.manifest,
         args.cases,
         args.schema,
         max_source_bytes=args.max_source_bytes,
+        max_corpus_bytes=args.max_corpus_bytes,
         executor=args.executor,
         scheduler=args.scheduler,
         partition_rows=args.partition_rows,
         progress=_progress_enabled(args),
     )
-    with drivers.gc_paused():  # tens of thousands of entry dicts: no collector passes over them while built
+    # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
+    with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
+        notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
         document = drivers.gate_document(run, fixture_kind="user-supplied")
         write_gate_output(output, run, document)
+        stage.commit()
+        notes = [stage.final_text(note) for note in notes]
     if not args.quiet:
         if len(run.results) <= 50:
             print(drivers.summary_table(run))
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
         print(counts.to_string(index=False))
         print(f"wrote {output}")
-    if args.pictures:
-        for note in draw_gate_pictures(run, output.parent, per_case=True):
-            print(note)
+    for note in notes:
+        print(note)
     return EXIT_OK
 
 
@@ -212,7 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_MAX_SOURCE_BYTES,
         metavar="N",
-        help="refuse a source file larger than N bytes (default 16 MiB)",
+        help="refuse a source file, or a document of a corpus, larger than N bytes (default 16 MiB)",
+    )
+    common.add_argument(
+        "--max-corpus-bytes",
+        type=int,
+        default=DEFAULT_MAX_CORPUS_BYTES,
+        metavar="N",
+        help="refuse a corpus file, or a manifest's sources together, larger than N bytes (default 64 MiB)",
     )
     common.add_argument(
         "--executor",
@@ -262,6 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    safe_console()  # a character the terminal cannot show is printed as an escape, never a crash
+    signals.install_termination_handlers()  # SIGTERM/SIGHUP clean up like Ctrl-C
     parser = build_parser()
     args = parser.parse_args(argv)  # exits 2 on a usage error
     debug = getattr(args, "debug", False)
@@ -281,9 +305,8 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return EXIT_REFUSED
-    except KeyboardInterrupt:
-        print("error: interrupted; no output was written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
+        return signals.interrupted_status(exc)
 
 
 if __name__ == "__main__":

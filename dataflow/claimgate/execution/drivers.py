@@ -24,6 +24,8 @@ from claimgate.audit import batching as audit_batching
 from claimgate.audit import loading as audit_loading
 from claimgate.audit import stages as audit_stages
 from claimgate.errors import UsageError
+from claimgate.execution import signals
+from claimgate.execution import workers as workers_module
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
 from claimgate.gate import results as gate_results
@@ -79,9 +81,12 @@ def gc_paused() -> Iterator[None]:
 def task_executor(executor: str, scheduler: str | None = None, workers: int = 2) -> Iterator[object | None]:
     """A Hamilton task executor for ``executor`` (``None`` for ``local``), closed on exit.
 
-    ``dask`` connects a ``dask.distributed.Client`` to ``scheduler`` (an address such
-    as ``tcp://host:8786``) or, without one, to a ``LocalCluster`` of ``workers``
-    single-threaded processes with no dashboard; both are closed on exit. ``ray``
+    ``multiprocessing`` workers die with this process, even by ``SIGKILL``, and are
+    terminated when the block ends (``execution.workers``). ``dask`` connects a
+    ``dask.distributed.Client`` to ``scheduler`` (an address such as ``tcp://host:8786``)
+    or, without one, to a ``LocalCluster`` of ``workers`` single-threaded processes with
+    no dashboard; both are closed on exit, also when the run is interrupted (Dask's
+    own worker processes exit when their parent dies). ``ray``
     needs the optional ``ray`` extra. Raises ``ValueError`` for an unknown name or a
     missing extra (``check_executor``), before anything is started.
     """
@@ -89,32 +94,38 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
     if executor == "local":
         yield None
     elif executor == "multiprocessing":
-        from hamilton.execution.executors import MultiProcessingExecutor
-
-        yield MultiProcessingExecutor(max_tasks=workers)
+        pool = workers_module.ParentBoundProcessExecutor(max_tasks=workers)
+        try:
+            yield pool
+        finally:  # a run that ended early (an error, Ctrl-C, SIGTERM) stops its workers now
+            workers_module.shutdown_pool(pool)
     elif executor == "dask":
         from dask.distributed import Client, LocalCluster
         from hamilton.plugins.h_dask import DaskExecutor
 
-        if scheduler:
-            try:
-                client = Client(scheduler, timeout="15s")
-            except (OSError, TimeoutError) as exc:
-                raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-            cluster = None
-        else:
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            client = Client(cluster)
+        client = cluster = None
         try:
+            # A SIGTERM while the cluster starts is held until it is up, then ends the run here,
+            # where ``finally`` closes it (a half-built cluster cannot be closed).
+            with signals.deferred_termination():
+                if scheduler:
+                    try:
+                        client = Client(scheduler, timeout="15s")
+                    except (OSError, TimeoutError) as exc:
+                        raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+                else:
+                    cluster = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                    client = Client(cluster)
             yield DaskExecutor(client=client)
         finally:
-            client.close()
+            if client is not None:
+                client.close()
             if cluster is not None:
                 cluster.close()
     else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself
@@ -217,6 +228,7 @@ def run_gate(
     schema_path: str | Path | None = None,
     *,
     max_source_bytes: int | None = None,
+    max_corpus_bytes: int | None = None,
     executor: str = "local",
     scheduler: str | None = None,
     partition_rows: int = 10_000,
@@ -234,6 +246,8 @@ def run_gate(
     }
     if max_source_bytes is not None:
         inputs["max_source_bytes"] = max_source_bytes
+    if max_corpus_bytes is not None:
+        inputs["max_corpus_bytes"] = max_corpus_bytes
     with task_executor(executor, scheduler) as remote:
         if remote is not None:
             inputs["partition_rows"] = partition_rows
@@ -372,6 +386,7 @@ def run_audit(
     min_tokens: int = 4,
     window_chars: int = 2000,
     max_source_bytes: int | None = None,
+    max_corpus_bytes: int | None = None,
     executor: str = "local",
     scheduler: str | None = None,
     partition_rows: int = 10_000,
@@ -405,8 +420,10 @@ def run_audit(
             inputs["max_source_bytes"] = max_source_bytes
     else:
         inputs["manifest_path"] = str(manifest_path)
-        if max_source_bytes is not None:
-            inputs["max_source_bytes"] = max_source_bytes
+    if max_source_bytes is not None:
+        inputs["max_source_bytes"] = max_source_bytes
+    if max_corpus_bytes is not None:
+        inputs["max_corpus_bytes"] = max_corpus_bytes
     if llm_call is not None:
         inputs["llm_call"] = llm_call
     with task_executor(executor, scheduler) as remote:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claimgate.errors import IngestionError
+from claimgate.io.files import NotRegularFileError, read_regular_bytes
 from claimgate.resources import default_schema_path
 
 # \Z, not $: "$" also matches before a trailing newline (a quoted TOML key may hold one).
@@ -107,10 +108,13 @@ def load_schema(schema_path: str | Path | None = None) -> ClaimSchema:
     """
     path = Path(schema_path) if schema_path is not None else default_schema_path()
     try:
-        with path.open("rb") as handle:
-            document = tomllib.load(handle)
+        document = tomllib.loads(read_regular_bytes(path)[0].decode("utf-8"))  # opened without blocking
     except FileNotFoundError:
         raise IngestionError("invalid_schema", f"schema not found: {path}") from None
+    except NotRegularFileError:
+        raise IngestionError("invalid_schema", f"schema is not a regular file: {path}") from None
+    except OSError as exc:
+        raise IngestionError("invalid_schema", f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise IngestionError("invalid_schema", f"{path.name}: {exc}") from None
     except UnicodeDecodeError:

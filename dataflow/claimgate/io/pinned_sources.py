@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest, read_source_text, sources_frame
+from claimgate.io.sources import (
+    DEFAULT_MAX_CORPUS_BYTES,
+    DEFAULT_MAX_SOURCE_BYTES,
+    read_manifest,
+    read_source_texts,
+    sources_frame,
+)
 
 
 def load_manifest(manifest_path: str) -> dict:
@@ -23,15 +29,21 @@ def load_manifest(manifest_path: str) -> dict:
     return read_manifest(manifest_path)
 
 
-def verified_sources(load_manifest: dict, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> pd.DataFrame:
+def verified_sources(
+    load_manifest: dict,
+    max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    max_corpus_bytes: int = DEFAULT_MAX_CORPUS_BYTES,
+) -> pd.DataFrame:
     """Every pinned source read and verified, one row per source in manifest order.
 
     Columns (all dtype ``str``): ``source_id, version, path, url, sha256,
     document_revision, text`` (``text`` decoded strict UTF-8, one leading byte-order
-    mark dropped). Raises ``IngestionError`` for the first file that fails
-    (``sources.read_source_text``: ``path_outside_root``, ``missing_source``,
-    ``source_too_large``, ``hash_mismatch``, ``invalid_encoding``): the whole run is refused.
+    mark dropped). Limits in bytes: ``max_source_bytes`` per file, ``max_corpus_bytes``
+    for all files together. Raises ``IngestionError`` for the first file that fails
+    (``sources.read_source_texts``: ``path_outside_root``, ``missing_source``,
+    ``duplicate_source_path``, ``source_too_large``, ``corpus_too_large``,
+    ``hash_mismatch``, ``invalid_encoding``): the whole run is refused.
     """
-    root = load_manifest["root"]
-    records = [{**entry, "text": read_source_text(root, entry, max_source_bytes)} for entry in load_manifest["sources"]]
-    return sources_frame(records)
+    entries = load_manifest["sources"]
+    texts = read_source_texts(load_manifest["root"], entries, max_source_bytes, max_corpus_bytes)
+    return sources_frame([{**entry, "text": text} for entry, text in zip(entries, texts)])

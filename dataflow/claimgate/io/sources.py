@@ -14,9 +14,15 @@ Rules (docs/gate-rules.md, "Manifest and sources"):
   of the file's raw bytes.
 - Every listed file is read and checked, whether or not a case uses it, in
   manifest order. Checks per entry, in this order: ``invalid_manifest``,
-  ``duplicate_source_id``, ``invalid_sha256``, ``path_outside_root`` for the whole
-  manifest first; then per file ``missing_source``, ``source_too_large``,
-  ``hash_mismatch``, ``invalid_encoding``. The first failure refuses the run.
+  ``duplicate_source_id``, ``invalid_sha256``, ``path_outside_root`` (also a Windows
+  drive or UNC path), ``invalid_manifest`` for a backslash in a path, for the whole
+  manifest first; then per file ``missing_source`` (naming a twin spelled in another
+  Unicode normalization), ``duplicate_source_path`` (the file of an earlier entry:
+  agreement must come from different files), ``source_too_large``,
+  ``corpus_too_large`` (all files together), ``hash_mismatch``, ``invalid_encoding``.
+  The first failure refuses the run.
+- Files are opened without blocking and must be regular files (``io.files``), so a
+  path swapped for a FIFO cannot hang a run; no more than a limit plus one byte is read.
 - Text is decoded as strict UTF-8; one leading byte-order mark is dropped, so
   character offsets count from the first character after it. Nothing else is
   changed: CR/CRLF line endings, tabs, NULs and decomposed accents stay as written.
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,10 +40,24 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.files import (
+    NotRegularFileError,
+    TooLargeError,
+    open_regular,
+    read_capped,
+    read_regular_bytes,
+    unicode_twin,
+)
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
-DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB (docs/gate-rules.md, "Manifest and sources")
+DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB: one source file or corpus document (docs/gate-rules.md)
+#: All sources of a manifest together, or a whole corpus file: 64 MiB. The audit holds about twelve
+#: times the text in memory (a 63.6 MiB corpus of 72,000 documents peaked at 791 MiB), so this keeps
+#: a run under the 1 GiB the project aims for.
+DEFAULT_MAX_CORPUS_BYTES = 64 * 1024 * 1024
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")  # \Z, not $: "$" would accept a trailing newline
+#: A Windows drive (``C:``, ``C:\docs``) or a UNC/doubled-separator start (``\\server\share``, ``//x``).
+_WINDOWS_ABSOLUTE_RE = re.compile(r"\A(?:[A-Za-z]:|[\\/]{2})")
 
 #: Columns of ``verified_sources`` in order; every column has pandas dtype ``str``.
 VERIFIED_SOURCE_COLUMNS = (*MANIFEST_FIELDS, "document_revision", "text")
@@ -60,16 +81,21 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return document
 
 
-def read_utf8_text(path: Path, reason: str, label: str) -> str:
-    """The text of a small input file (manifest, corpus, case or citation table), strict UTF-8.
+def read_utf8_text(path: Path, reason: str, label: str, limit: int | None = None) -> str:
+    """The text of an input file (manifest, corpus, case or citation table), strict UTF-8.
 
-    One leading byte-order mark is dropped. Raises ``IngestionError`` with ``reason``
-    when the file is absent (``<label> not found``), unreadable or not UTF-8.
+    The file is opened without blocking and must be a regular file (``io.files``). One
+    leading byte-order mark is dropped. Raises ``IngestionError`` with ``reason`` when
+    the file is absent (``<label> not found``), not a regular file (a folder, a FIFO),
+    unreadable or not UTF-8; raises ``io.files.TooLargeError`` when it holds more than
+    ``limit`` bytes (``None``: no limit), for the caller to name.
     """
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        return read_regular_bytes(path, limit)[0].decode("utf-8-sig")
     except FileNotFoundError:
         raise IngestionError(reason, f"{label} not found: {path}") from None
+    except NotRegularFileError:
+        raise IngestionError(reason, f"{label} is not a regular file: {path}") from None
     except UnicodeDecodeError as exc:
         raise IngestionError(reason, f"{path} is not UTF-8 (byte {exc.start})") from None
     except OSError as exc:
@@ -94,7 +120,9 @@ def read_manifest(manifest_path: str | Path) -> dict:
     UTF-8 JSON, not an object with a ``sources`` list, an entry that is not an object,
     a missing field or a field that is not a non-empty string),
     ``duplicate_source_id``, ``invalid_sha256`` (not 64 lowercase hex digits),
-    ``path_outside_root`` (absolute path or a ``..`` component).
+    ``path_outside_root`` (an absolute path, a ``..`` component, a Windows drive
+    ``C:`` or network ``\\\\server`` path); ``invalid_manifest`` again for a path with a
+    backslash (manifest paths separate folders with ``/`` on every system).
     """
     path = Path(manifest_path)
     text = read_utf8_text(path, "invalid_manifest", "manifest")
@@ -131,33 +159,46 @@ def read_manifest(manifest_path: str | Path) -> dict:
         parts = relative.replace("\\", "/").split("/")
         if Path(relative).is_absolute() or relative.startswith(("/", "\\")) or ".." in parts:
             raise IngestionError("path_outside_root", f"{source_id}: {relative!r}")
+        if _WINDOWS_ABSOLUTE_RE.match(relative):
+            raise IngestionError("path_outside_root", f"{source_id}: {relative!r} is a Windows drive or network path")
+        if "\\" in relative:
+            raise IngestionError(
+                "invalid_manifest", f"{source_id}: {relative!r} contains a backslash; separate folders with '/'"
+            )
         entries.append({field: entry[field] for field in MANIFEST_FIELDS})
     return {"root": path.resolve().parent, "sources": entries}
 
 
-def read_source_text(root: Path, entry: Mapping[str, str], max_source_bytes: int) -> str:
-    """Read one pinned file, verify size, hash and encoding; return its text.
+def _open_source(root: Path, entry: Mapping[str, str]) -> tuple[int, os.stat_result]:
+    """Resolve and open one pinned file without blocking; return ``(descriptor, fstat)``.
 
-    Raises ``IngestionError``: ``path_outside_root`` (a symbolic link resolving outside
-    ``root``), ``missing_source``, ``source_too_large`` (more than ``max_source_bytes``
-    bytes), ``hash_mismatch``, ``invalid_encoding`` (not strict UTF-8).
+    Raises ``IngestionError``: ``missing_source`` (absent, naming a twin spelled in the
+    other Unicode normalization; a folder, FIFO or other non-regular file; a symlink
+    loop) or ``path_outside_root`` (a symbolic link resolving outside ``root``).
     """
-    source_id = entry["source_id"]
-    candidate = root / entry["path"]
+    source_id, relative = entry["source_id"], entry["path"]
+    candidate = root / relative
     try:
         resolved = candidate.resolve(strict=True)
     except (FileNotFoundError, NotADirectoryError):
-        raise IngestionError("missing_source", f"{source_id}: {entry['path']}") from None
+        twin = unicode_twin(root, relative)
+        hint = f" (not found as written; {twin!r} exists, spelled in another Unicode normalization)" if twin else ""
+        raise IngestionError("missing_source", f"{source_id}: {relative}{hint}") from None
     except (OSError, RuntimeError) as exc:  # symlink loops end here
-        raise IngestionError("missing_source", f"{source_id}: {entry['path']}: {exc}") from None
+        raise IngestionError("missing_source", f"{source_id}: {relative}: {exc}") from None
     if not resolved.is_relative_to(root):
-        raise IngestionError("path_outside_root", f"{source_id}: {entry['path']} resolves outside")
-    if not resolved.is_file():
-        raise IngestionError("missing_source", f"{source_id}: {entry['path']} is not a file")
-    with resolved.open("rb") as handle:
-        raw = handle.read(max_source_bytes + 1)  # never read more than the limit into memory
-    if len(raw) > max_source_bytes:
-        raise IngestionError("source_too_large", f"{source_id}: more than {max_source_bytes} bytes")
+        raise IngestionError("path_outside_root", f"{source_id}: {relative} resolves outside")
+    try:
+        return open_regular(resolved)
+    except NotRegularFileError as exc:
+        raise IngestionError("missing_source", f"{source_id}: {relative} is not a file ({exc})") from None
+    except OSError as exc:
+        raise IngestionError("missing_source", f"{source_id}: {relative}: {exc.strerror or exc}") from None
+
+
+def _verified_text(entry: Mapping[str, str], raw: bytes) -> str:
+    """``raw`` decoded after its hash is checked: ``hash_mismatch`` or ``invalid_encoding`` otherwise."""
+    source_id = entry["source_id"]
     digest = hashlib.sha256(raw).hexdigest()
     if digest != entry["sha256"]:
         raise IngestionError("hash_mismatch", f"{source_id}: pinned {entry['sha256'][:12]}…, file has {digest[:12]}…")
@@ -165,6 +206,75 @@ def read_source_text(root: Path, entry: Mapping[str, str], max_source_bytes: int
         return raw.decode("utf-8-sig")  # strict; drops one leading BOM
     except UnicodeDecodeError as exc:
         raise IngestionError("invalid_encoding", f"{source_id}: not UTF-8 at byte {exc.start}") from None
+
+
+def pinned_paths(manifest_path: str | Path) -> dict[str, Path]:
+    """``{"source <id>": path}`` of every file a manifest pins, best effort, for output checks before a run.
+
+    A manifest that cannot be read gives ``{}`` here; the run itself then refuses it
+    with its reason code.
+    """
+    try:
+        manifest = read_manifest(manifest_path)
+    except IngestionError:
+        return {}
+    return {f"source {e['source_id']}": manifest["root"] / e["path"] for e in manifest["sources"]}
+
+
+def read_source_text(root: Path, entry: Mapping[str, str], max_source_bytes: int) -> str:
+    """Read one pinned file, verify size, hash and encoding; return its text.
+
+    Raises ``IngestionError``: ``path_outside_root`` (a symbolic link resolving outside
+    ``root``), ``missing_source`` (also: not a regular file), ``source_too_large`` (more
+    than ``max_source_bytes`` bytes), ``hash_mismatch``, ``invalid_encoding`` (not strict UTF-8).
+    """
+    return read_source_texts(root, [entry], max_source_bytes, max_corpus_bytes=None)[0]
+
+
+def read_source_texts(
+    root: Path,
+    entries: list[Mapping[str, str]],
+    max_source_bytes: int,
+    max_corpus_bytes: int | None = DEFAULT_MAX_CORPUS_BYTES,
+) -> list[str]:
+    """Read and verify every pinned file in manifest order; return their texts.
+
+    Besides ``read_source_text``'s refusals, raises ``IngestionError``
+    ``duplicate_source_path`` when an entry names the file of an earlier entry (same
+    device and inode: a symbolic or hard link, another spelling of the path): two ids
+    for one file would count one page as two agreeing sources. ``corpus_too_large``
+    when the files hold more than ``max_corpus_bytes`` bytes together (``None``: no limit).
+    Sizes are in bytes; no more than ``max_source_bytes + 1`` bytes of a file are read.
+    """
+    texts: list[str] = []
+    seen: dict[tuple[int, int], Mapping[str, str]] = {}
+    total = 0
+    for entry in entries:
+        source_id = entry["source_id"]
+        fd, info = _open_source(root, entry)
+        try:
+            earlier = seen.get((info.st_dev, info.st_ino))
+            if earlier is not None:
+                raise IngestionError(
+                    "duplicate_source_path",
+                    f"{source_id}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
+                )
+            seen[(info.st_dev, info.st_ino)] = entry
+            try:
+                if info.st_size > max_source_bytes:
+                    raise TooLargeError(max_source_bytes)
+                raw = read_capped(fd, max_source_bytes)  # never read more than the limit into memory
+            except TooLargeError:
+                raise IngestionError("source_too_large", f"{source_id}: more than {max_source_bytes} bytes") from None
+        finally:
+            os.close(fd)
+        total += len(raw)
+        if max_corpus_bytes is not None and total > max_corpus_bytes:
+            raise IngestionError(
+                "corpus_too_large", f"{source_id}: the sources up to here hold more than {max_corpus_bytes} bytes"
+            )
+        texts.append(_verified_text(entry, raw))
+    return texts
 
 
 def sources_frame(records: list[dict]) -> pd.DataFrame:
@@ -177,20 +287,32 @@ def sources_frame(records: list[dict]) -> pd.DataFrame:
     return frame.astype({c: "str" for c in VERIFIED_SOURCE_COLUMNS})
 
 
-def read_corpus(corpus_path: str | Path) -> dict[str, str]:
+def read_corpus(
+    corpus_path: str | Path,
+    max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    max_corpus_bytes: int = DEFAULT_MAX_CORPUS_BYTES,
+) -> dict[str, str]:
     """Read a plain corpus file ``{doc_id: text}`` (JSON object of strings).
 
-    Raises ``IngestionError`` ``invalid_corpus`` (missing, not UTF-8 JSON, not an object,
-    a document id listed twice, an empty id or a value that is not a string).
+    Raises ``IngestionError``: ``invalid_corpus`` (missing, not a regular file, not
+    UTF-8 JSON, not an object, a document id listed twice, an empty id or a value that
+    is not a string); ``corpus_too_large`` (the file holds more than ``max_corpus_bytes``
+    bytes: no more than that plus one byte is read); ``document_too_large`` (a document's
+    text is more than ``max_document_bytes`` bytes in UTF-8, the ``--max-source-bytes``
+    limit, which bounds the memory that matching one document takes).
     """
     path = Path(corpus_path)
-    text = read_utf8_text(path, "invalid_corpus", "corpus")
+    try:
+        text = read_utf8_text(path, "invalid_corpus", "corpus", limit=max_corpus_bytes)
+    except TooLargeError:
+        raise IngestionError("corpus_too_large", f"{path.name}: more than {max_corpus_bytes} bytes") from None
     try:
         document = json.loads(text, object_pairs_hook=_unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
     except json.JSONDecodeError as exc:
         raise IngestionError("invalid_corpus", f"{path}: {exc.msg} at line {exc.lineno}") from None
+    del text  # the parsed strings are all that is kept
     if not isinstance(document, dict):
         raise IngestionError("invalid_corpus", "expected a JSON object {doc_id: text}")
     for doc_id, text in document.items():
@@ -198,4 +320,12 @@ def read_corpus(corpus_path: str | Path) -> dict[str, str]:
             raise IngestionError("invalid_corpus", "a document id is empty")
         if not isinstance(text, str):
             raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}, not a string")
+        # A character is 1 to 4 bytes in UTF-8: only texts that might be over the limit are encoded.
+        if len(text) > max_document_bytes // 4 and _utf8_length(text) > max_document_bytes:
+            raise IngestionError("document_too_large", f"document {doc_id!r}: more than {max_document_bytes} bytes")
     return document
+
+
+def _utf8_length(text: str) -> int:
+    """Length of ``text`` in UTF-8 bytes (a lone surrogate from a JSON escape counts 3, as escaped)."""
+    return len(text.encode("utf-8", "surrogatepass"))

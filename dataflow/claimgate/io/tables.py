@@ -12,30 +12,44 @@ creates nothing and leaves an existing output as it was.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
-import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
 import pandas as pd
 
-from claimgate.errors import IngestionError, OutputError
+from claimgate.errors import IngestionError
+from claimgate.io.atomic import write_atomic
+from claimgate.io.files import NotRegularFileError, read_regular_bytes
 from claimgate.io.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
 
 
+def _jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a JSON Lines text: split on ``\\n`` only, one trailing ``\\r`` dropped.
+
+    Not ``str.splitlines``: that also splits at U+2028, U+2029, U+0085 and other
+    characters that JSON allows raw inside strings (``json.dumps(..., ensure_ascii=False)``
+    writes them so), which would cut a valid row in two. Line numbers are 1-based.
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line[:-1] if line.endswith("\r") else line
+
+
 def _read_json_rows(path: Path, reason: str) -> list:
-    """Rows of a JSON list or JSONL file, each the raw decoded value."""
+    """Rows of a JSON list or JSONL file, each the raw decoded value.
+
+    JSONL: one value per ``\\n``-separated line (``\\r\\n`` too); whitespace-only lines are
+    skipped. Raises ``IngestionError`` ``reason`` naming the 1-based line that does not parse.
+    """
     text = read_utf8_text(path, reason, "table")
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in _jsonl_lines(text):
             if not line.strip():
                 continue
             try:
@@ -52,33 +66,114 @@ def _read_json_rows(path: Path, reason: str) -> list:
     return document
 
 
+class _PhysicalLines:
+    """An iterator over the physical lines of a text that counts them (1-based) as the CSV reader pulls them.
+
+    ``csv.reader.line_num`` is one short on the line where a parse error happens;
+    counting here gives the physical line the reader was on, also inside a cell that
+    spans lines.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._lines = io.StringIO(text, newline="")  # newline="": \\n, \\r\\n and \\r end lines, kept as written
+        self.number = 0
+
+    def __iter__(self) -> _PhysicalLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.number += 1
+        return line
+
+
+#: Delimiters of spreadsheet exports that a comma-only reader would see as one column.
+_OTHER_DELIMITERS = {";": "';'", "\t": "tab", "|": "'|'"}
+
+
+def header_problem(header: list[str] | None, required: tuple[str, ...]) -> str | None:
+    """Why a CSV header lacks ``required`` columns, with what was found and a hint; ``None`` when it has them.
+
+    claimgate reads comma-separated CSV only and never guesses the delimiter: a
+    ``candidate_ids`` cell holds ``;``-separated ids, so a ``;``-separated export and a
+    comma-separated one with ids are not told apart safely by sniffing (see README,
+    "Running your own manifest and case table"). Instead the message shows the header
+    found and names the delimiter it seems to use, or the column whose case or
+    surrounding spaces differ.
+    """
+    found = header or []
+    missing = [c for c in required if c not in found]
+    if not missing:
+        return None
+    shown = repr(found) if len(repr(found)) <= 200 else repr(found)[:197] + "..."
+    message = f"header lacks {', '.join(missing)}; found header: {shown}"
+    hints = []
+    if len(found) == 1:
+        for delimiter, name in _OTHER_DELIMITERS.items():
+            if delimiter in found[0]:
+                hints.append(f"the file looks {name}-separated; export it with ',' as the delimiter")
+                break
+    loose = {c.strip().casefold(): c for c in found}
+    for name in missing:
+        near = loose.get(name)
+        if near is not None:
+            hints.append(f"column names are exact: {near!r} should be {name!r}")
+    return "; ".join([message, *hints])
+
+
+def _blank_record(record: list[str]) -> bool:
+    """An empty or whitespace-only line (no delimiter on it): no row at all."""
+    return not record or (len(record) == 1 and not record[0].strip())
+
+
 def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
-    """Rows of a CSV file with a header, every cell a string."""
+    """Rows of a comma-separated file with a header, every cell a string.
+
+    Empty and whitespace-only lines are skipped. Line numbers in refusals are physical
+    lines, 1-based, the header's line counting (a quoted cell may span lines). Raises
+    ``IngestionError`` ``reason``: a header without ``required`` (``header_problem``), a
+    row with the wrong number of fields, a broken quote.
+    """
     text = read_utf8_text(path, reason, "table")
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows = []
+    lines = _PhysicalLines(text)
+    reader = csv.reader(lines, strict=True)
+    header: list[str] | None = None
+    rows: list[dict] = []
     try:
-        missing = [c for c in required if c not in (reader.fieldnames or [])]
-        if missing:
-            raise IngestionError(reason, f"{path.name}: header lacks {', '.join(missing)}")
-        for row in reader:
-            # reader.line_num is the physical line the row ended on (a quoted cell may span lines).
-            if None in row or any(v is None for v in row.values()):
-                raise IngestionError(reason, f"{path.name} line {reader.line_num}: wrong number of fields")
-            rows.append(row)
+        for record in reader:
+            if _blank_record(record):
+                continue
+            if header is None:
+                problem = header_problem(record, required)
+                if problem:
+                    raise IngestionError(reason, f"{path.name} line {lines.number}: {problem}")
+                header = record
+                continue
+            if len(record) != len(header):  # lines.number: the physical line the row ended on
+                raise IngestionError(reason, f"{path.name} line {lines.number}: wrong number of fields")
+            rows.append(dict(zip(header, record)))
     except csv.Error as exc:
-        raise IngestionError(reason, f"{path.name} line {reader.line_num}: {exc}") from None
+        raise IngestionError(reason, f"{path.name} line {lines.number}: {exc}") from None
+    if header is None:
+        raise IngestionError(reason, f"{path.name}: {header_problem(None, required)} (the file has no header line)")
     return rows
 
 
 def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
-    """Rows of a Parquet file as plain Python objects (lists stay lists)."""
+    """Rows of a Parquet file as plain Python objects (lists stay lists); opened without blocking."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        raw, _ = read_regular_bytes(path)
     except FileNotFoundError:
         raise IngestionError(reason, f"not found: {path}") from None
+    except NotRegularFileError:
+        raise IngestionError(reason, f"table is not a regular file: {path}") from None
+    except OSError as exc:
+        raise IngestionError(reason, f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        table = pq.read_table(pa.BufferReader(raw))
     except Exception as exc:  # pyarrow raises several types for a broken file
         raise IngestionError(reason, f"{path.name}: {exc}") from None
     return table.to_pylist()
@@ -208,46 +303,6 @@ def citation_table_frame(rows: list) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- writing
-
-
-def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -> None:
-    """Write a file atomically: ``write(handle)`` fills a temporary file beside ``path``.
-
-    The temporary file is fsynced and renamed over ``path`` only when ``write``
-    returns; on any exception (or interruption) it is removed and ``path`` is untouched.
-    The file gets the mode of the file it replaces, else ``0o666`` less the umask.
-    Raises ``OutputError`` (a usage error) when the file system refuses: ``path`` is a
-    folder, a parent is a file, no permission, disk full.
-    """
-    target = Path(path)
-    try:
-        if target.is_dir():
-            raise IsADirectoryError(21, "is a folder", str(target))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        raise
-
-
-def _umask() -> int:
-    """The process umask (read by setting and restoring it)."""
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
 
 
 def valid_unicode(text: str) -> str:

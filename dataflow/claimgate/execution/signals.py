@@ -1,0 +1,95 @@
+"""Termination signals end a run the way Ctrl-C does: cleanly, with one line and a conventional status.
+
+``SIGINT`` raises ``KeyboardInterrupt`` in Python, and every writer already cleans up
+on it (``io.atomic.write_atomic`` removes its temporary, a staged picture folder is
+deleted, executors are shut down). ``SIGTERM`` (what ``timeout``, CI cancellation and
+``docker stop`` send) and ``SIGHUP`` (a closed terminal) would instead kill the process
+at once and leave temporaries behind. ``install_termination_handlers`` makes them raise
+``Terminated``, a ``KeyboardInterrupt``, so the same clean-up runs; ``interrupted_status``
+turns any of them into the exit status ``128 + signal number`` (130, 143, 129) and one
+line on stderr. ``SIGKILL`` cannot be caught: the next run of the same output removes
+what it left (``io.atomic.remove_stale_temporaries``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import TextIO
+
+#: Signals turned into ``Terminated``; SIGINT keeps Python's own ``KeyboardInterrupt``.
+TERMINATION_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Terminated(KeyboardInterrupt):
+    """The run received ``signum`` (SIGTERM or SIGHUP); raised where the main thread was."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+#: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
+_deferral: dict = {"depth": 0, "pending": None}
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    # Ignore further termination signals while cleaning up: a second SIGTERM (some
+    # supervisors repeat it) must not interrupt the clean-up of the first.
+    for other in TERMINATION_SIGNALS:
+        signal.signal(other, signal.SIG_IGN)
+    if _deferral["depth"]:
+        _deferral["pending"] = signum
+        return
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def deferred_termination() -> Iterator[None]:
+    """Hold a SIGTERM/SIGHUP that arrives inside the block until the block ends, then raise ``Terminated``.
+
+    For start-up steps that cannot be interrupted half-way and cleaned up (a Dask
+    ``LocalCluster`` being built has no object to close yet): the signal ends the run
+    right after, where the caller's clean-up is in place. Ctrl-C is not deferred.
+    """
+    _deferral["depth"] += 1
+    try:
+        yield
+    finally:
+        _deferral["depth"] -= 1
+    pending = _deferral["pending"]
+    if pending is not None and not _deferral["depth"]:
+        _deferral["pending"] = None
+        raise Terminated(pending)
+
+
+def install_termination_handlers() -> bool:
+    """Make SIGTERM and SIGHUP raise ``Terminated`` in the main thread; return whether installed.
+
+    Does nothing (returns ``False``) outside the main thread, where Python cannot set
+    handlers, and leaves a signal alone that the parent process set to be ignored
+    (``nohup`` ignores SIGHUP on purpose).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    for signum in TERMINATION_SIGNALS:
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            continue
+        signal.signal(signum, _raise_terminated)
+    return True
+
+
+def interrupted_status(exc: KeyboardInterrupt, stream: TextIO | None = None) -> int:
+    """Print one line for an interrupted run and return its exit status (128 + signal number).
+
+    ``Terminated`` gives 143 (SIGTERM) or 129 (SIGHUP); a plain ``KeyboardInterrupt``
+    (SIGINT) gives 130. Outputs are all or nothing, so whatever was not complete was
+    not written.
+    """
+    signum = exc.signum if isinstance(exc, Terminated) else int(signal.SIGINT)
+    name = signal.Signals(signum).name
+    print(f"error: interrupted by {name}; no partial output was left", file=stream or sys.stderr)
+    return 128 + signum

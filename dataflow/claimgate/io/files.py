@@ -1,0 +1,133 @@
+"""Opening input files so that nothing on the file system can hang or flood a run.
+
+Every input (manifest, pinned sources, case and citation tables, corpus, schema) is
+opened here, the same way:
+
+- ``O_NONBLOCK``: a path swapped for a FIFO (named pipe) between a check and the open
+  would block ``open()`` until someone writes to it; with ``O_NONBLOCK`` the open
+  returns at once, and the ``fstat`` that follows refuses anything that is not a
+  regular file. The check is on the descriptor actually read, so there is no window
+  between checking and reading (see README, "What is refused, and why").
+- A size cap: at most ``limit + 1`` bytes are ever read into memory, so a file over its
+  limit is refused after reading one byte past it, whatever its size.
+
+Nothing here decides a reason code: callers turn ``NotRegularFileError`` and
+``TooLargeError`` into their own refusals.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import unicodedata
+from pathlib import Path
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+_CHUNK = 1 << 20  # bytes per read() call
+
+
+class NotRegularFileError(OSError):
+    """The path names something other than a regular file (a folder, FIFO, socket or device)."""
+
+
+class TooLargeError(ValueError):
+    """The file holds more bytes than its limit allows (only ``limit + 1`` bytes were read)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"more than {limit} bytes")
+
+
+def file_kind(mode: int) -> str:
+    """A word for what ``mode`` (an ``st_mode``) names: ``folder``, ``FIFO``, ``socket``, ``device``…"""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def open_regular(path: str | Path) -> tuple[int, os.stat_result]:
+    """Open ``path`` read-only without blocking; return ``(descriptor, fstat result)``.
+
+    Raises ``FileNotFoundError`` (and other ``OSError``) from ``open``, and
+    ``NotRegularFileError`` (the descriptor already closed) when the opened object is
+    not a regular file. The caller closes the descriptor.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise NotRegularFileError(f"{path} is {file_kind(info.st_mode)}")
+    return fd, info
+
+
+def read_capped(fd: int, limit: int | None) -> bytes:
+    """All bytes of the open file ``fd``, or raise ``TooLargeError`` after reading ``limit + 1`` of them.
+
+    ``limit`` is in bytes; ``None`` means no limit.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    while limit is None or total <= limit:
+        want = _CHUNK if limit is None else min(_CHUNK, limit + 1 - total)
+        chunk = os.read(fd, want)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    raise TooLargeError(limit)
+
+
+def read_regular_bytes(path: str | Path, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file ``path`` (``open_regular`` then ``read_capped``) and its ``fstat``.
+
+    Raises ``FileNotFoundError``/``OSError``, ``NotRegularFileError`` or ``TooLargeError``.
+    """
+    fd, info = open_regular(path)
+    try:
+        if limit is not None and info.st_size > limit:  # refused without reading; the cap still holds if it grows
+            raise TooLargeError(limit)
+        return read_capped(fd, limit), info
+    finally:
+        os.close(fd)
+
+
+def unicode_twin(root: Path, relative: str) -> str | None:
+    """The spelling on disk of ``relative`` (under ``root``) when it differs only in Unicode normalization.
+
+    A manifest written on one system in NFC (``café`` as one code point) names a file
+    that another system (macOS) stores in NFD (``e`` + combining accent): the bytes
+    differ, so the file is missing as named. Returns the on-disk relative path (with
+    ``/``) when every component matches some entry under NFC, else ``None``. Used only
+    to name the twin in a ``missing_source`` message; the file is never read under the
+    other spelling.
+    """
+    folder = root
+    found: list[str] = []
+    for part in relative.split("/"):
+        if part in ("", "."):
+            continue
+        if (folder / part).exists():
+            folder, name = folder / part, part
+        else:
+            wanted = unicodedata.normalize("NFC", part)
+            try:
+                names = [n for n in os.listdir(folder) if unicodedata.normalize("NFC", n) == wanted]
+            except OSError:
+                return None
+            if not names:
+                return None
+            name = sorted(names)[0]
+            folder = folder / name
+        found.append(name)
+    twin = "/".join(found)
+    return twin if twin != relative.strip("/") else None

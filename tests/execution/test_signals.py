@@ -1,0 +1,60 @@
+"""SIGTERM/SIGHUP handling in-process: exit statuses, deferral during start-up, signals a parent ignored."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+
+import pytest
+from claimgate.execution import signals
+
+
+@pytest.fixture
+def handlers():
+    saved = {signum: signal.getsignal(signum) for signum in signals.TERMINATION_SIGNALS}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+@pytest.mark.parametrize(
+    "exc, status, name",
+    [
+        (KeyboardInterrupt(), 130, "SIGINT"),
+        (signals.Terminated(signal.SIGTERM), 143, "SIGTERM"),
+        (signals.Terminated(signal.SIGHUP), 129, "SIGHUP"),
+    ],
+)
+def test_each_interruption_has_its_conventional_status_and_one_line(exc, status, name):
+    stream = io.StringIO()
+    assert signals.interrupted_status(exc, stream) == status
+    assert stream.getvalue() == f"error: interrupted by {name}; no partial output was left\n"
+
+
+def test_sigterm_raises_terminated_which_is_a_keyboard_interrupt(handlers):
+    assert signals.install_termination_handlers()
+    with pytest.raises(KeyboardInterrupt) as caught:
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # bytecodes for the handler to run on
+            pass
+    assert isinstance(caught.value, signals.Terminated) and caught.value.signum == signal.SIGTERM
+
+
+def test_a_signal_during_a_deferred_block_is_raised_when_the_block_ends(handlers):
+    signals.install_termination_handlers()
+    reached_end_of_block = False
+    with pytest.raises(signals.Terminated) as caught:
+        with signals.deferred_termination():
+            os.kill(os.getpid(), signal.SIGHUP)
+            for _ in range(1000):  # bytecodes for the handler to run on
+                pass
+            reached_end_of_block = True
+    assert reached_end_of_block and caught.value.signum == signal.SIGHUP
+
+
+def test_a_signal_the_parent_ignored_stays_ignored(handlers):
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    signals.install_termination_handlers()
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is signals._raise_terminated
