@@ -122,6 +122,24 @@ class PassageIndex:
         self.index = index
         self._grams: dict[int, DocGrams] = {}
         self._lines: dict[int, LineIndex] = {}
+        self._token_docs: np.ndarray | None = None
+
+    def tokens_present(self, k: int, quote_ids: np.ndarray) -> int:
+        """How many quote positions have their token in document number ``k`` (joined line-end words included).
+
+        Read from the corpus index's token postings, as sorted ``token * documents +
+        document`` keys built once (the postings list documents in ascending order per
+        token, so the keys are sorted already): no document is read.
+        """
+        n = len(self.index.docs)
+        if self._token_docs is None:
+            self._token_docs = self.index.uni_keys * n + self.index.uni_docs.astype(np.int64)
+        keys = self._token_docs
+        if not len(keys):
+            return 0
+        wanted = quote_ids * n + k
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return int(np.count_nonzero(keys[at] == wanted))
 
     def grams(self, k: int) -> DocGrams:
         """Positional keys of document number ``k`` (built once)."""
@@ -236,15 +254,12 @@ def densest_window(quote_ids: np.ndarray, grams: DocGrams, budget: StepBudget) -
 
     The window is ``2 x quote tokens`` document tokens, the one holding the most
     occurrences of quote tokens (the earliest on ties), and ``shared`` the distinct
-    quote positions whose token it holds. When fewer than half of the quote's positions
-    have their token anywhere in the document, no window can share half: ``(None,
-    that count)``, without looking for one.
+    quote positions whose token it holds; ``(None, 0)`` when no quote token is in the
+    document.
     """
-    keys = grams.uni_keys
-    present = int(np.count_nonzero(np.searchsorted(keys, quote_ids, "right") > np.searchsorted(keys, quote_ids)))
-    if 2 * present < len(quote_ids):
-        return None, present
-    qi, p = lookup(keys, grams.uni_pos, quote_ids, budget)
+    qi, p = lookup(grams.uni_keys, grams.uni_pos, quote_ids, budget)
+    if not len(qi):
+        return None, 0
     order = np.lexsort((qi, p))
     qi, p = qi[order], p[order]
     width = 2 * len(quote_ids)

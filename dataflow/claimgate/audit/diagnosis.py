@@ -240,6 +240,10 @@ def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, windo
     index = passages.index
     m = len(quote.tokens)
     quote_ids = _quote_ids(quote, index)
+    present = passages.tokens_present(k, quote_ids)
+    if 2 * present < m:  # no passage can share half of the quote's tokens: decided without reading the document
+        budget.spend(m)
+        return _result("fabricated", None, present, m, [])
     grams = passages.grams(k)
     doc = index.docs[k]
     runs = ad.verbatim_runs(quote_ids, grams, budget)
