@@ -188,9 +188,8 @@ def adoption_walkthrough(installed: Installed, folder: Path) -> None:
     """The user's path on their own docs with the installed command; extend it as commands are added.
 
     Today: copy the packaged Quill pages, gate them, edit a page without re-pinning, and see the next run
-    refused (exit 3, ``hash_mismatch`` naming the page, nothing written). To add when ``claimgate pin`` and
-    ``claimgate verify`` land: pin the pages (``pin``), gate with a semver schema, ``verify`` after the
-    edit (exit 3 naming the page), re-pin, and gate again.
+    refused (exit 3, ``hash_mismatch`` naming the page, nothing written). ``pin`` → semver ``gate`` →
+    ``verify`` after an edit → re-pin is ``test_pin_verify_gate_walkthrough_with_the_installed_command``.
     """
     fixtures = installed.run(
         installed.python, "-c", "from claimgate.resources import fixtures_dir; print(fixtures_dir())"
@@ -209,3 +208,26 @@ def adoption_walkthrough(installed: Installed, folder: Path) -> None:
 
 def test_adoption_walkthrough(installed):
     adoption_walkthrough(installed, installed.workdir / "mydocs")
+
+
+def test_pin_verify_gate_walkthrough_with_the_installed_command(installed):
+    """docs/using-your-docs.md's walkthrough, verbatim, with the wheel's ``claimgate`` first on PATH.
+
+    pin two versions into one manifest → verify → gate with a semver schema → edit a page → verify
+    (exit 3 naming the page) → re-pin → verify holds again.
+    """
+    from ..cli.test_walkthrough import walkthrough_script
+
+    folder = installed.workdir / "acme"
+    folder.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env["PATH"] = f"{installed.claimgate.parent}{os.pathsep}{env.get('PATH', '')}"
+    env["HAMILTON_AUTOLOAD_EXTENSIONS"] = "0"
+    done = subprocess.run(
+        ["bash", "-e", "-c", walkthrough_script()], cwd=folder, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "error: IngestionError: hash_mismatch: docs/1.4.0/streams.md: pinned " in done.stderr
+    assert done.stdout.rstrip().endswith("all 3 pins of manifest.json hold")
+    results = {e["case_id"]: e["result"] for e in json.loads((folder / "result.json").read_text())["cases"]}
+    assert results["buffering-1.4"]["status"] == "ready"

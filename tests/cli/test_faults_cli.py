@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from claimgate import pictures
-from claimgate.cli import main as run_pipeline
+from claimgate.cli import gate as gate_cli
 from claimgate.errors import OutputError
 
 from ..helpers import FIXTURES, ROOT, cli
@@ -130,7 +130,7 @@ def test_a_result_that_cannot_be_written_leaves_no_pictures(capsys, tmp_path, mo
     def full_disk(path, run, document):
         raise OutputError(f"cannot write {path}: No space left on device")
 
-    monkeypatch.setattr(run_pipeline, "write_gate_output", full_disk)
+    monkeypatch.setattr(gate_cli, "write_gate_output", full_disk)  # the gate command's writer (cli/gate.py)
     (tmp_path / "out").mkdir()
     code, out, _ = gate_with_pictures(capsys, tmp_path / "out" / "r.json")
     assert code == 2 and "wrote" not in out

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from claimgate.audit.judge import judge_citation
+from claimgate.cli import audit as audit_cli
 from claimgate.cli import main as run_pipeline
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
@@ -147,7 +148,7 @@ def test_meaningless_options_are_usage_errors(tmp_path, capsys, extra, message):
     assert cli(*gate_args(tmp_path / "r.json"), *extra) == 2
     err = capsys.readouterr().err
     assert err.splitlines()[-1] == f"error: {message}"
-    assert err.splitlines()[0].startswith("usage: run_pipeline.py gate")  # the sub-command's usage line
+    assert err.splitlines()[0].startswith("usage: claimgate gate")  # the sub-command's usage line
     assert not (tmp_path / "r.json").exists()
 
 
@@ -165,7 +166,7 @@ def test_audit_thresholds_below_one_are_usage_errors(tmp_path, capsys, option):
         "0",
     )
     assert status == 2
-    assert capsys.readouterr().err.splitlines()[0].startswith("usage: run_pipeline.py audit")
+    assert capsys.readouterr().err.splitlines()[0].startswith("usage: claimgate audit")
 
 
 def test_corpus_listing_a_document_twice_is_invalid_corpus(tmp_path):
@@ -212,7 +213,7 @@ def test_empty_audit_csv_still_has_its_header(tmp_path):
         )
         == 0
     )
-    assert out.read_text() == ",".join([*run_pipeline.audit_cli.AUDIT_COLUMNS, "diagnosis"]) + "\n"
+    assert out.read_text() == ",".join([*audit_cli.AUDIT_COLUMNS, "diagnosis"]) + "\n"
 
 
 @pytest.mark.parametrize("failure", [SystemExit(0), GeneratorExit()])

@@ -15,6 +15,7 @@ import json
 
 import pytest
 from claimgate.cli import main as run_pipeline
+from claimgate.cli.gate import write_gate_output
 from claimgate.execution import drivers
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
@@ -29,7 +30,7 @@ def outputs(run: drivers.GateRun, folder, name: str) -> dict[str, bytes]:
     written = {}
     for suffix in FORMATS:
         path = folder / f"{name}{suffix}"
-        run_pipeline.write_gate_output(path, run, document)
+        write_gate_output(path, run, document)
         written[suffix] = path.read_bytes()
     return written
 

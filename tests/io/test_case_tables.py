@@ -103,6 +103,20 @@ def test_csv_candidate_ids_are_split_on_semicolons_and_an_empty_cell_is_an_empty
     assert rows.loc["blank-id", "reason"] == "invalid_candidate_ids"
 
 
+def test_csv_space_after_a_semicolon_is_not_part_of_the_next_id(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text(
+        "case_id,candidate_ids,requested_version,claim_key\n"
+        "spaced,quill-guide; quill-reference ,1.0,existing_path\n"
+        "blank-between,quill-guide; ;quill-reference,1.0,existing_path\n",
+        encoding="utf-8",
+    )
+    rows = run(path).results.set_index("case_id")
+    assert rows.loc["spaced", "status"] == "ready"
+    assert rows.loc["spaced", "result"]["candidate_ids"] == ["quill-guide", "quill-reference"]
+    assert rows.loc["blank-between", "reason"] == "invalid_candidate_ids"  # an empty id stays refused
+
+
 def test_a_csv_with_a_bom_and_crlf_line_endings_reads_like_any_other(tmp_path, json_results):
     plain = write_table(tmp_path / "plain.csv", ROWS)
     fancy = tmp_path / "fancy.csv"

@@ -1,14 +1,17 @@
-"""Command-line side of the citation audit: the ``audit`` command and the default run's demo.
+"""``claimgate audit``: the citation audit command, and the default run's audit demo.
 
-Kept apart from ``run_pipeline.py`` so the command stays a thin argument parser;
-kept apart from ``audit.py`` because these functions write files and print.
+Kept apart from the audit's nodes because these functions write files and print.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import json
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +20,7 @@ from claimgate.audit import standin_judge
 from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
 from claimgate.audit.judge import load_judge
 from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
+from claimgate.cli.options import Command, add_execution, check_execution_options, progress_enabled
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
@@ -90,8 +94,55 @@ def diagnosis_counts(rows: list[dict]) -> str:
     return drivers.text_table(body, ["diagnosis", "citations"])
 
 
+@contextlib.contextmanager
+def current_folder_importable() -> Iterator[None]:
+    """Let ``--judge mymodule:fn`` import ``mymodule.py`` from the current folder.
+
+    ``python -m`` and ``python script.py`` put a folder on ``sys.path`` but the
+    installed ``claimgate`` command puts only its own; the current folder is added
+    for the import, *after* the installed packages so a file there never shadows one.
+    """
+    folder = os.getcwd()
+    added = folder not in sys.path and "" not in sys.path
+    if added:
+        sys.path.append(folder)
+        importlib.invalidate_caches()  # the module file may be newer than the import system's listing
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
+    source.add_argument("--manifest", help="manifest.json pinning the documents")
+    source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
+    parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
+    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
+    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
+    parser.add_argument(
+        "--judge", help="optional judge callable module:function (llm_call(system, user) -> str); "
+        "a module in the current folder is found too"
+    )
+    parser.add_argument("--min-tokens", type=int, default=4, help="shortest quote in normalized tokens (default 4)")
+    parser.add_argument(
+        "--window-chars", type=int, default=2000, help="largest span of an elided quote in characters (default 2000)"
+    )
+    parser.add_argument(
+        "--no-diagnose",
+        action="store_true",
+        help="leave out the near-miss diagnosis of rejected citations (verdicts are the same)",
+    )
+    add_execution(parser)
+
+
 def run_audit_command(args: argparse.Namespace) -> int:
-    """``run_pipeline.py audit``: audit a citation file and write the rows."""
+    """``claimgate audit``: audit a citation file and write the rows."""
+    check_execution_options(args)
+    if args.min_tokens < 1 or args.window_chars < 1:
+        raise UsageError("--min-tokens and --window-chars must be at least 1")
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
@@ -100,7 +151,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
     check_outputs([output], {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})})
     try:
-        llm_call = load_judge(args.judge) if args.judge else None
+        with current_folder_importable():
+            llm_call = load_judge(args.judge) if args.judge else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     run = drivers.run_audit(
@@ -117,7 +169,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
         executor=args.executor,
         scheduler=args.scheduler,
         partition_rows=args.partition_rows,
-        progress=not args.quiet and sys.stderr.isatty(),
+        progress=progress_enabled(args),
         diagnose=not args.no_diagnose,
     )
     rows = drivers.audit_rows(run)
@@ -164,3 +216,6 @@ def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
             print(note)
         else:
             say(f"wrote {out_dir / 'audit_dag.svg'}")
+
+
+COMMAND = Command("audit", "audit cited quotes against a corpus or a manifest", add_arguments, run_audit_command)

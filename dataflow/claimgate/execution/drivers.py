@@ -30,11 +30,11 @@ from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
 from claimgate.gate import results as gate_results
 from claimgate.gate import stages as gate_stages
-from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.schema import DEFAULT_EXECUTION_MODE, ClaimSchema
 from claimgate.io import pinned_sources
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
-EXECUTION_MODE = "offline-explicit-synthetic-directive-gate"
+EXECUTION_MODE = DEFAULT_EXECUTION_MODE  # the seed's; a schema may set its own ``execution_mode``
 POLICY = (
     "Only sources whose version equals the requested version exactly are eligible; a newer version is never "
     "a fallback and candidate order never picks a winner. Only explicit directive lines are read; prose is "
@@ -220,6 +220,8 @@ class GateRun:
     case_rows: pd.DataFrame
     schema: ClaimSchema
     verified_sources: pd.DataFrame
+    #: ``gate.stages.ignored_directive_lines`` (``None`` when a caller built the run without it).
+    ignored_directive_lines: pd.DataFrame | None = None
 
 
 def run_gate(
@@ -255,8 +257,17 @@ def run_gate(
         # The loading nodes are upstream of every decision node: a refused manifest, schema
         # or case table stops the run before any case is decided.
         with gc_paused():
-            out = dr.execute(["gate_results", "case_rows", "claim_schema", "verified_sources"], inputs=inputs)
-    return GateRun(out["gate_results"], out["case_rows"], out["claim_schema"], out["verified_sources"])
+            out = dr.execute(
+                ["gate_results", "case_rows", "claim_schema", "verified_sources", "ignored_directive_lines"],
+                inputs=inputs,
+            )
+    return GateRun(
+        out["gate_results"],
+        out["case_rows"],
+        out["claim_schema"],
+        out["verified_sources"],
+        out["ignored_directive_lines"],
+    )
 
 
 def case_entry(request: object, case_id: str | None, result: dict) -> dict:
@@ -299,10 +310,29 @@ def refusal_details(run: GateRun) -> list[dict]:
     ]
 
 
+def ignored_lines(run: GateRun) -> list[dict]:
+    """``[{source_id, line, rule, quote}]``: the run's ``ignored_directive_lines`` as JSON-ready dicts.
+
+    ``[]`` for a schema without opt-ins; computed from the verified sources when the run lacks the frame.
+    """
+    frame = run.ignored_directive_lines
+    if frame is None:
+        frame = gate_stages.ignored_directive_lines(run.verified_sources, run.schema)
+    return [
+        {"source_id": s, "line": int(n), "rule": r, "quote": q}
+        for s, n, r, q in frame[["source_id", "line", "rule", "quote"]].itertuples(index=False, name=None)
+    ]
+
+
 def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None = None) -> dict:
-    """The ``gate_result.json`` document of docs/gate-rules.md, "Result objects" (``changed_source``: default run)."""
+    """The ``gate_result.json`` document of docs/gate-rules.md, "Result objects" (``changed_source``: default run).
+
+    ``ignored_directive_lines`` is present only when the schema opts into a narrower
+    directive rule (docs/gate-rules.md, "Directive opt-ins"), listing every line it kept
+    from being read.
+    """
     document = {
-        "execution_mode": EXECUTION_MODE,
+        "execution_mode": run.schema.execution_mode,
         "model_called": False,
         "fixture_kind": fixture_kind,
         "grammar": run.schema.grammar,
@@ -310,6 +340,8 @@ def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None =
         "cases": case_entries(run),
     }
     document["refusal_details"] = refusal_details(run)
+    if run.schema.skip_fenced_code or run.schema.directive_scope != "line":
+        document["ignored_directive_lines"] = ignored_lines(run)
     if changed_source is not None:
         document["changed_source"] = changed_source
     document["policy"] = POLICY
@@ -326,10 +358,28 @@ def text_table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: Characters of a refusal's detail shown in the terminal table (the whole detail is in the result file).
+DETAIL_CHARS = 72
+
+
+def clipped(text: str, width: int = DETAIL_CHARS) -> str:
+    """``text`` cut to at most ``width`` characters at a word boundary, with ``…`` when cut.
+
+    A first word longer than ``width`` is cut inside it (there is no boundary to use).
+    """
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    boundary = cut.rfind(" ")
+    if boundary > 0:
+        cut = cut[:boundary]
+    return cut.rstrip() + "…"
+
+
 def summary_table(run: GateRun) -> str:
     """A readable table of case, status, reason and decided_at (and the detail of a refusal)."""
     rows = [
-        [case_id if isinstance(case_id, str) else f"<row {position}>", status, reason, decided_at, detail[:72]]
+        [case_id if isinstance(case_id, str) else f"<row {position}>", status, reason, decided_at, clipped(detail)]
         for position, case_id, status, reason, decided_at, detail in zip(
             run.results["position"],
             run.results["case_id"],

@@ -3,10 +3,20 @@
 A source declares claims with whole lines such as ``@quill create_copy
 existing_path=refuse``. The parser reads only those lines; it never interprets the
 prose around them. A line (without its terminator, as ``str.splitlines`` splits) is
-*directive-like* when it contains the schema prefix or its first non-space
-character is the prefix's first character; a directive-like line must then match
+*directive-like* under the seed's rule (schema ``[directives] scope = "line"``, the
+default) when it contains the schema prefix or its first non-space character is the
+prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
 trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
+
+Two opt-ins of the schema narrow what is directive-like (docs/gate-rules.md,
+"Directive opt-ins"): ``scope = "prefix"`` makes a line directive-like only when its
+first white-space-separated token is exactly the prefix; ``skip_fenced_code = true``
+never reads a line inside a Markdown fenced code block (a line of three or more
+backticks or tildes, indented at most three spaces, up to the closing fence of the
+same character and at least the same length, or the end of the text). A line that
+contains the prefix, or that the schema's scope would read, but is not read because
+of an opt-in is reported by ``ignored_lines_of``, never silently used or dropped.
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
@@ -17,6 +27,7 @@ declared twice in one source, whatever the values).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from claimgate.errors import DirectiveError
 from claimgate.gate.schema import ClaimSchema
@@ -45,9 +56,76 @@ def _pattern(prefix: str) -> re.Pattern[str]:
     return _PATTERNS[prefix]
 
 
-def is_directive_like(line: str, prefix: str) -> bool:
-    """Whether ``line`` (no terminator) must be read as a directive under ``prefix``."""
+#: Why a line holding the prefix was not read, as listed by ``ignored_lines_of``.
+IGNORED_RULES = ("skip_fenced_code", "scope_prefix")
+
+# An opening fence: up to three spaces, then three or more backticks or tildes (CommonMark);
+# a backtick fence's info string may not contain a backtick.
+_FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}(?=[^`]*\Z)|~{3,})")
+
+
+def is_directive_like(line: str, prefix: str, scope: str = "line") -> bool:
+    """Whether ``line`` (no terminator) must be read as a directive under ``prefix``.
+
+    ``scope="line"`` (the seed's rule): it contains the prefix or its first non-space
+    character is the prefix's first character. ``scope="prefix"``: its first
+    white-space-separated token is exactly the prefix.
+    """
+    if scope == "prefix":
+        tokens = line.split(maxsplit=1)
+        return bool(tokens) and tokens[0] == prefix
     return prefix in line or line.lstrip().startswith(prefix[0])
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Whether ``line`` closes a block opened by ``fence``: same character, at least as long, nothing after."""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3:
+        return False
+    body = stripped.rstrip(" \t")
+    return len(body) >= len(fence) and body == fence[0] * len(body)
+
+
+def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int, str, str]]:
+    """``(line number, start offset, line, ignored_rule)`` for every line the parser must look at.
+
+    ``ignored_rule`` is ``""`` for a directive-like line to read, else the opt-in
+    (``IGNORED_RULES``) that keeps a line holding the prefix from being read. Lines
+    that are neither are not yielded.
+    """
+    prefix, scope, skip_fences = schema.prefix, schema.directive_scope, schema.skip_fenced_code
+    first = prefix[0]
+    fence = ""  # the opening fence of the code block we are in, "" outside one
+    offset = 0
+    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+        start = offset
+        offset += len(raw)
+        if skip_fences:
+            # Fences must be tracked on every line, so this path has no prose fast path.
+            line = raw.rstrip(LINE_TERMINATORS)
+            if fence:
+                if _closes(line, fence):
+                    fence = ""
+                if prefix in line or is_directive_like(line, prefix, scope):
+                    yield number, start, line, "skip_fenced_code"
+                continue
+            opening = _FENCE_OPEN.match(line) if ("`" in line or "~" in line) else None
+            if opening is not None:
+                fence = opening["fence"]
+                if prefix in line:
+                    yield number, start, line, "skip_fenced_code"
+                continue
+        # Both directive-like conditions need the prefix's first character on the line: this
+        # C-level test skips ordinary prose lines without building a stripped copy of each.
+        if first not in raw:
+            continue
+        # A kept line ends in exactly one terminator (one or two characters, "\r\n"), never
+        # inside the line: splitlines would have split there.
+        line = raw.rstrip(LINE_TERMINATORS)
+        if is_directive_like(line, prefix, scope):
+            yield number, start, line, ""
+        elif prefix in line and scope == "prefix":
+            yield number, start, line, "scope_prefix"
 
 
 def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
@@ -63,27 +141,16 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     names ``source_id`` and the 1-based line.
     """
     prefix = schema.prefix
-    first = prefix[0]
     pattern = _pattern(prefix)
     directives: list[dict] = []
     seen: set[tuple[str, str]] = set()
-    # Fast path: a text with neither the prefix nor its first character has no directives.
-    if first not in text:
+    # Fast path: a text without the prefix's first character has no directive-like line.
+    if prefix[0] not in text:
         return directives
-    offset = 0
-    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
-        start = offset
-        offset += len(raw)
-        # Both directive-like conditions need the prefix's first character on the line: this
-        # C-level test skips ordinary prose lines without building a stripped copy of each.
-        if first not in raw:
+    for number, start, line, ignored in _candidate_lines(text, schema):
+        if ignored:
             continue
-        # A kept line ends in exactly one terminator (one or two characters, "\r\n"), never
-        # inside the line: splitlines would have split there.
-        line = raw.rstrip(LINE_TERMINATORS)
         end = start + len(line)
-        if not is_directive_like(line, prefix):
-            continue
         where = f"{source_id}:{number}" if source_id else f"line {number}"
         match = pattern.fullmatch(line)
         if match is None:
@@ -114,3 +181,19 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
             }
         )
     return directives
+
+
+def ignored_lines_of(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
+    """Lines an opt-in keeps from being read that hold the prefix or that the scope would read, in line order.
+
+    One dict per line: ``source_id``, ``line`` (1-based), ``rule`` (``"skip_fenced_code"``
+    or ``"scope_prefix"``) and ``quote`` (the whole line, at most 200 characters). Always
+    ``[]`` under the seed's rule (no opt-in), which reads every such line.
+    """
+    if not (schema.skip_fenced_code or schema.directive_scope != "line") or schema.prefix[0] not in text:
+        return []
+    return [
+        {"source_id": source_id, "line": number, "rule": rule, "quote": line[:200]}
+        for number, _, line, rule in _candidate_lines(text, schema)
+        if rule
+    ]

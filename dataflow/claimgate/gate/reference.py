@@ -92,7 +92,14 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
     if len(values) > 1:
         return _decided(common, status="conflict", reason="same_version_directives_disagree", claims=claims)
     agreed = values.pop()
-    return _decided(common, status="ready", reason="eligible_directives_agree", claims=claims, agreed_value=agreed)
+    return _decided(
+        common,
+        status="ready",
+        reason="eligible_directives_agree",
+        claims=claims,
+        agreed_value=agreed,
+        system_prompt=schema.system_prompt,
+    )
 
 
 def _decided(common: dict, *, reason: str, **fields) -> dict:

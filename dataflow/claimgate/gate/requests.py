@@ -1,23 +1,19 @@
 """Per-request rules shared by the batch gate and the one-case reference.
 
 These are the parts of the gate that are about a single request's shape and about
-the answer request's exact text (docs/gate-rules.md, "Request checks", "Claim
-schemas", "Case tables" and "Result objects"). Both ``stages.py`` and ``results.py``
-(frames) and ``reference.py`` (one case at a time) call them, so the two can only
-differ in how they combine sources.
+the answer request's exact text (docs/gate-rules.md, "Request checks", "Versions",
+"Claim schemas", "Case tables" and "Result objects"; the system message comes from
+the schema). Both ``stages.py`` and ``results.py`` (frames) and ``reference.py``
+(one case at a time) call them, so the two can only differ in how they combine sources.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Mapping, Sequence
 
-from claimgate.gate.schema import ClaimSchema
-
-# \Z, not $: "$" also matches before a trailing newline, so "1.0\n" would pass.
-VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+\Z")
+from claimgate.gate.schema import DEFAULT_SYSTEM_PROMPT, ClaimSchema
 
 #: Fields of a claim record, in order (docs/gate-rules.md, "Result objects").
 CLAIM_FIELDS = (
@@ -37,10 +33,8 @@ CLAIM_FIELDS = (
     "quote",
 )
 
-SYSTEM_PROMPT = (
-    "Describe only the supplied explicit fictional API contract. "
-    "Cite every supplied source ID. Do not invent an unsupported rule."
-)
+#: The seed's system message (Quill's schema and any schema without ``[answer_request] system``).
+SYSTEM_PROMPT = DEFAULT_SYSTEM_PROMPT
 
 #: Request checks in the order they are applied; the first failure refuses the case.
 REQUEST_CHECKS = (
@@ -54,12 +48,6 @@ REQUEST_CHECKS = (
     "unknown_candidate",
     "invalid_source_version",
 )
-
-
-@functools.lru_cache(maxsize=4096)
-def is_version(text: str) -> bool:
-    """Whether ``text`` is a version ``MAJOR.MINOR`` (``VERSION_RE``); cached, few distinct strings recur."""
-    return VERSION_RE.match(text) is not None
 
 
 def check_request(
@@ -93,9 +81,9 @@ def check_request(
             if candidate in seen:
                 return None, "duplicate_candidate", f"{candidate!r} is listed twice"
             seen.add(candidate)
-    version = row.get("requested_version")
-    if not isinstance(version, str) or not is_version(version):
-        return None, "invalid_requested_version", f"{version!r} does not match ^[0-9]+\\.[0-9]+$"
+    version_problem = schema.versions.problem(row.get("requested_version"))
+    if version_problem:
+        return None, "invalid_requested_version", version_problem
     operation = row.get("operation")
     if operation is None:
         operation = schema.single_operation
@@ -110,15 +98,23 @@ def check_request(
         if candidate not in source_versions:
             return None, "unknown_candidate", f"{candidate!r} is not in the manifest"
     for candidate in candidates:
-        if not is_version(source_versions[candidate]):
-            return None, "invalid_source_version", f"{candidate!r} has version {source_versions[candidate]!r}"
+        source_version = source_versions[candidate]
+        if schema.versions.problem(source_version):
+            return None, "invalid_source_version", f"{candidate!r} has version {source_version!r}"
     return operation, "", ""
 
 
-def answer_request(requested_version: str, operation: str, claim_key: str, claims: Sequence[Mapping]) -> dict:
+def answer_request(
+    requested_version: str,
+    operation: str,
+    claim_key: str,
+    claims: Sequence[Mapping],
+    system_prompt: str = SYSTEM_PROMPT,
+) -> dict:
     """The prepared (never sent) chat request for a ``ready`` case (docs/gate-rules.md, "Result objects").
 
-    ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
+    ``system_prompt`` is the schema's ``[answer_request] system`` (the seed's wording by
+    default). ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
     ``json.dumps({"requested_version", "operation", "claim_key", "source_claims"},
     sort_keys=True)`` with json's default separators and ASCII escaping.
     """
@@ -131,7 +127,7 @@ def answer_request(requested_version: str, operation: str, claim_key: str, claim
         },
         sort_keys=True,
     )
-    return {"messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]}
+    return {"messages": [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]}
 
 
 def claim_json(claim: Mapping) -> str:
@@ -146,7 +142,11 @@ def _json_string(text: str) -> str:
 
 
 def answer_request_from_json(
-    requested_version: str, operation: str, claim_key: str, claim_jsons: Sequence[str]
+    requested_version: str,
+    operation: str,
+    claim_key: str,
+    claim_jsons: Sequence[str],
+    system_prompt: str = SYSTEM_PROMPT,
 ) -> dict:
     """``answer_request`` from claims already serialized with ``claim_json``: the same bytes, built faster.
 
@@ -161,7 +161,7 @@ def answer_request_from_json(
         + ', "requested_version": ' + _json_string(requested_version)
         + ', "source_claims": [' + ", ".join(claim_jsons) + "]}"
     )  # fmt: skip
-    return {"messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]}
+    return {"messages": [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]}
 
 
 def decided_result(
@@ -179,19 +179,21 @@ def decided_result(
     agreed_value: str | None = None,
     missing_claim_source_ids: list[str] | None = None,
     claim_jsons: Sequence[str] | None = None,
+    system_prompt: str = SYSTEM_PROMPT,
 ) -> dict:
     """Assemble a non-refused result object, fields in the fixed order of docs/gate-rules.md, "Result objects".
 
     ``answer_request`` is built here for ``ready`` (from ``claim_jsons``, the claims
-    pre-serialized by ``claim_json``, when given) and is ``None`` otherwise;
+    pre-serialized by ``claim_json``, when given; with ``system_prompt`` as its system
+    message) and is ``None`` otherwise;
     ``agreed_value`` / ``missing_claim_source_ids`` are added only when given.
     """
     request = None
     if status == "ready":
         request = (
-            answer_request_from_json(requested_version, operation, claim_key, claim_jsons)
+            answer_request_from_json(requested_version, operation, claim_key, claim_jsons, system_prompt)
             if claim_jsons is not None
-            else answer_request(requested_version, operation, claim_key, claims)
+            else answer_request(requested_version, operation, claim_key, claims, system_prompt)
         )
     result = {
         "requested_version": requested_version,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from claimgate.gate.decisions import Stage, case_decisions
 from claimgate.gate.requests import CLAIM_FIELDS, claim_json, decided_result, refused_result
+from claimgate.gate.schema import ClaimSchema
 
 #: Columns of ``gate_result``, in order.
 RESULT_COLUMNS = ("position", "case_id", "status", "reason", "error", "detail", "decided_at", "result")
@@ -68,8 +69,12 @@ def gate_result(
     missing_sources: Stage,
     conflicting_values: Stage,
     agreed_values: Stage,
+    claim_schema: ClaimSchema,
 ) -> pd.DataFrame:
     """The decision for every case, assembled into result objects; one row per case in case-table order.
+
+    A ``ready`` case's prepared request takes its system message from ``claim_schema``
+    (docs/gate-rules.md, "Claim schemas").
 
     Columns: ``position`` (int64), ``case_id`` (object: str or None), ``status``,
     ``reason``, ``error`` (``""``, ``GateError`` or ``DirectiveError``), ``detail``,
@@ -125,6 +130,7 @@ def gate_result(
                 reason=reason,
                 claims=claims,
                 decided_at=decided_at,
+                system_prompt=claim_schema.system_prompt,
                 **extra,
             )
         )

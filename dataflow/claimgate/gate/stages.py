@@ -31,7 +31,7 @@ from hamilton.function_modifiers import tag
 
 from claimgate.errors import DirectiveError
 from claimgate.gate.decisions import Stage, decisions
-from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, parse_directives
+from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, ignored_lines_of, parse_directives
 from claimgate.gate.requests import CLAIM_FIELDS, REQUEST_CHECKS, check_request
 from claimgate.gate.schema import ClaimSchema
 
@@ -159,6 +159,27 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
 def parsed_claims(source_directives: dict) -> pd.DataFrame:
     """One row per (eligible source, claim) with ``requests.CLAIM_FIELDS``, sorted by source id, offset."""
     return source_directives["claims"]
+
+
+#: Columns of ``ignored_directive_lines`` and their dtypes.
+IGNORED_LINE_COLUMNS = {"source_id": "str", "line": "int64", "rule": "str", "quote": "str"}
+
+
+def ignored_directive_lines(verified_sources: pd.DataFrame, claim_schema: ClaimSchema) -> pd.DataFrame:
+    """Lines of every pinned source that a schema opt-in keeps from being read as directives.
+
+    One row per line, sorted by ``source_id`` then ``line``: ``source_id`` (str),
+    ``line`` (int64, 1-based), ``rule`` (str: ``skip_fenced_code`` or ``scope_prefix``),
+    ``quote`` (str, the line, at most 200 characters). Empty when the schema has no
+    opt-in (docs/gate-rules.md, "Directive opt-ins"). Every pinned source is listed,
+    whether or not a case uses it, so the listing does not depend on the case table.
+    Decides nothing: no case's status depends on it.
+    """
+    rows = []
+    if claim_schema.skip_fenced_code or claim_schema.directive_scope != "line":  # else no text is read at all
+        texts = sorted(zip(verified_sources["source_id"].tolist(), verified_sources["text"].tolist()))
+        rows = [line for source_id, text in texts for line in ignored_lines_of(text, claim_schema, source_id)]
+    return pd.DataFrame(rows, columns=list(IGNORED_LINE_COLUMNS)).astype(IGNORED_LINE_COLUMNS)
 
 
 @tag(decides=list(DIRECTIVE_ERROR_REASONS))

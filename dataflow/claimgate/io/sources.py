@@ -113,16 +113,11 @@ def document_revision(record: Mapping[str, str]) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def read_manifest(manifest_path: str | Path) -> dict:
-    """Read and shape-check a manifest file; return ``{"root": Path, "sources": [entry, ...]}``.
+def manifest_document(manifest_path: str | Path) -> dict:
+    """The manifest file parsed: an object with a ``sources`` list (entries not checked yet).
 
-    Raises ``IngestionError``: ``invalid_manifest`` (the manifest file is absent, not
-    UTF-8 JSON, not an object with a ``sources`` list, an entry that is not an object,
-    a missing field or a field that is not a non-empty string),
-    ``duplicate_source_id``, ``invalid_sha256`` (not 64 lowercase hex digits),
-    ``path_outside_root`` (an absolute path, a ``..`` component, a Windows drive
-    ``C:`` or network ``\\\\server`` path); ``invalid_manifest`` again for a path with a
-    backslash (manifest paths separate folders with ``/`` on every system).
+    Raises ``IngestionError`` ``invalid_manifest`` when the file is absent, not UTF-8
+    JSON, repeats a key in one object, or is not an object with a ``sources`` list.
     """
     path = Path(manifest_path)
     text = read_utf8_text(path, "invalid_manifest", "manifest")
@@ -136,35 +131,62 @@ def read_manifest(manifest_path: str | Path) -> dict:
         ) from None
     if not isinstance(document, dict) or not isinstance(document.get("sources"), list):
         raise IngestionError("invalid_manifest", 'expected an object with a "sources" list')
+    return document
 
+
+def manifest_entry_problem(entry: object, position: int, seen: set[str]) -> IngestionError | None:
+    """The first problem of one manifest entry (``None`` when it is sound); adds its id to ``seen``.
+
+    Checks, in order: ``invalid_manifest`` (not an object, a missing field, a field
+    that is not a non-empty string), ``duplicate_source_id`` (an id in ``seen``),
+    ``invalid_sha256`` (not 64 lowercase hex digits), ``path_outside_root`` (an absolute
+    path, a ``..`` component, a Windows drive ``C:`` or network ``\\\\server`` path);
+    ``invalid_manifest`` again for a path with a backslash (manifest paths separate
+    folders with ``/`` on every system).
+    """
+    where = f"sources[{position}]"
+    if not isinstance(entry, dict):
+        return IngestionError("invalid_manifest", f"{where} is not an object")
+    for field in MANIFEST_FIELDS:
+        if field not in entry:
+            return IngestionError("invalid_manifest", f"{where} has no {field!r}")
+        value = entry[field]
+        if not isinstance(value, str) or not value:
+            return IngestionError("invalid_manifest", f"{where}.{field} is not a non-empty string")
+    source_id = entry["source_id"]
+    if source_id in seen:
+        return IngestionError("duplicate_source_id", f"{source_id!r} is listed twice")
+    seen.add(source_id)
+    if not _SHA256_RE.match(entry["sha256"]):
+        return IngestionError("invalid_sha256", f"{source_id}: sha256 must be 64 lowercase hex digits")
+    relative = entry["path"]
+    parts = relative.replace("\\", "/").split("/")
+    if Path(relative).is_absolute() or relative.startswith(("/", "\\")) or ".." in parts:
+        return IngestionError("path_outside_root", f"{source_id}: {relative!r}")
+    if _WINDOWS_ABSOLUTE_RE.match(relative):
+        return IngestionError("path_outside_root", f"{source_id}: {relative!r} is a Windows drive or network path")
+    if "\\" in relative:
+        return IngestionError(
+            "invalid_manifest", f"{source_id}: {relative!r} contains a backslash; separate folders with '/'"
+        )
+    return None
+
+
+def read_manifest(manifest_path: str | Path) -> dict:
+    """Read and shape-check a manifest file; return ``{"root": Path, "sources": [entry, ...]}``.
+
+    Raises ``IngestionError`` for the first problem (``manifest_document``, then each
+    entry's ``manifest_entry_problem`` in manifest order): ``invalid_manifest``,
+    ``duplicate_source_id``, ``invalid_sha256``, ``path_outside_root``.
+    """
+    path = Path(manifest_path)
+    document = manifest_document(path)
     entries: list[dict] = []
     seen: set[str] = set()
     for position, entry in enumerate(document["sources"]):
-        where = f"sources[{position}]"
-        if not isinstance(entry, dict):
-            raise IngestionError("invalid_manifest", f"{where} is not an object")
-        for field in MANIFEST_FIELDS:
-            if field not in entry:
-                raise IngestionError("invalid_manifest", f"{where} has no {field!r}")
-            value = entry[field]
-            if not isinstance(value, str) or not value:
-                raise IngestionError("invalid_manifest", f"{where}.{field} is not a non-empty string")
-        source_id = entry["source_id"]
-        if source_id in seen:
-            raise IngestionError("duplicate_source_id", f"{source_id!r} is listed twice")
-        seen.add(source_id)
-        if not _SHA256_RE.match(entry["sha256"]):
-            raise IngestionError("invalid_sha256", f"{source_id}: sha256 must be 64 lowercase hex digits")
-        relative = entry["path"]
-        parts = relative.replace("\\", "/").split("/")
-        if Path(relative).is_absolute() or relative.startswith(("/", "\\")) or ".." in parts:
-            raise IngestionError("path_outside_root", f"{source_id}: {relative!r}")
-        if _WINDOWS_ABSOLUTE_RE.match(relative):
-            raise IngestionError("path_outside_root", f"{source_id}: {relative!r} is a Windows drive or network path")
-        if "\\" in relative:
-            raise IngestionError(
-                "invalid_manifest", f"{source_id}: {relative!r} contains a backslash; separate folders with '/'"
-            )
+        problem = manifest_entry_problem(entry, position, seen)
+        if problem is not None:
+            raise problem
         entries.append({field: entry[field] for field in MANIFEST_FIELDS})
     return {"root": path.resolve().parent, "sources": entries}
 

@@ -182,8 +182,13 @@ def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
 def read_case_rows(cases_path: str | Path) -> list:
     """Raw rows of a case table (``.json`` list, ``.jsonl``, ``.csv`` or ``.parquet``).
 
-    CSV cells are strings: ``candidate_ids`` is split on ``;`` (an empty cell is an
-    empty list) and an empty ``operation`` cell means none was given. Raises
+    CSV cells are strings and stay strings (a ``requested_version`` of ``1.10`` is the
+    text ``1.10``, never a number): ``candidate_ids`` is split on ``;`` with white space
+    around each id removed (an empty cell is an empty list; an empty id between two
+    ``;`` stays empty and is refused as ``invalid_candidate_ids``) and an empty
+    ``operation`` cell means none was given. JSON, JSONL and Parquet values keep the
+    type they were written with; a number where a version belongs is refused later,
+    naming its type (docs/gate-rules.md, "Versions"). Raises
     ``IngestionError`` ``invalid_case_table`` for an unknown extension or a file
     that cannot be parsed.
     """
@@ -196,7 +201,8 @@ def read_case_rows(cases_path: str | Path) -> list:
         rows = _read_csv_rows(path, reason, ("case_id", "candidate_ids", "requested_version", "claim_key"))
         for row in rows:
             cell = row["candidate_ids"]
-            row["candidate_ids"] = cell.split(";") if cell != "" else []
+            # "a; b" is two ids: white space around each id is the separator's, not the id's.
+            row["candidate_ids"] = [part.strip() for part in cell.split(";")] if cell.strip() != "" else []
             if row.get("operation", None) == "":
                 del row["operation"]
         return rows

@@ -1,0 +1,145 @@
+"""``claimgate gate``: the contract gate over a manifest and a case table, and the writers it shares with the demo.
+
+Reads nothing itself: the driver verifies the pins and decides; this module checks
+the options, writes the result file by extension and prints the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, progress_enabled
+from claimgate.errors import UsageError
+from claimgate.execution import drivers
+from claimgate.io.atomic import check_outputs, staged_folder
+from claimgate.io.sources import pinned_paths
+from claimgate.io.tables import valid_unicode, write_json, write_jsonl, write_parquet
+
+GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
+#: Ignored directive lines printed in the terminal at most (all of them are in a .json document).
+SHOWN_IGNORED_LINES = 20
+
+
+def _safe_name(case_id: object, position: int, used: set[str]) -> str:
+    """A file name for a case picture: the case id with unsafe characters replaced, unique."""
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", case_id if isinstance(case_id, str) else "")[:80].strip(".") or "case"
+    name = base if base not in used else f"{base}-{position}"
+    used.add(name)
+    return name
+
+
+def draw_gate_pictures(run: drivers.GateRun, out_dir: Path, per_case: bool) -> list[str]:
+    """Draw the gate DAG (``gate_dag``) and, if ``per_case``, one picture per case under ``cases/``.
+
+    Each case picture highlights the node that decided it (``decided_at``) and the nodes
+    that ran for it (``pictures.case_graph``). Returns the notes to print (at most one
+    per distinct problem).
+    """
+    from claimgate import pictures
+
+    dr = drivers.gate_driver()
+    notes: set[str] = set()
+    _, note = pictures.write_picture(pictures.dag_graph(dr).source, out_dir / "gate_dag")
+    if note:
+        notes.add(note)
+    if per_case:
+        used: set[str] = set()
+        for position, case_id, decided_at in zip(
+            run.results["position"], run.results["case_id"], run.results["decided_at"]
+        ):
+            graph = pictures.case_graph(dr, case_id, decided_at)
+            _, note = pictures.write_picture(graph.source, out_dir / "cases" / _safe_name(case_id, position, used))
+            if note:
+                notes.add(note.split(": wrote")[0] + ": wrote .dot files only")
+    return sorted(notes)
+
+
+def check_gate_output(path: Path) -> None:
+    """Refuse (usage error) an output whose extension is not one of ``GATE_OUTPUTS``."""
+    if path.suffix.lower() not in GATE_OUTPUTS:
+        raise UsageError(f"--output must end in {', '.join(GATE_OUTPUTS)}")
+
+
+def write_gate_output(path: Path, run: drivers.GateRun, document: dict) -> None:
+    """Write the gate's results by extension: ``.json`` document, ``.jsonl`` rows, ``.parquet`` table."""
+    check_gate_output(path)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        write_json(path, document)
+    elif suffix == ".jsonl":
+        write_jsonl(path, (entry for entry in document["cases"]))
+    else:
+        import pandas as pd
+
+        frame = run.results[["case_id", "status", "reason", "error", "decided_at", "detail"]].copy()
+        frame["case_id"] = [valid_unicode(c) if isinstance(c, str) else None for c in run.results["case_id"]]
+        frame["entry"] = [
+            valid_unicode(json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in document["cases"]
+        ]
+        write_parquet(path, pd.DataFrame(frame).reset_index(drop=True))
+
+
+def ignored_lines_report(document: dict) -> list[str]:
+    """Terminal lines for the directive lines an opt-in kept from being read (``[]`` when none)."""
+    ignored = document.get("ignored_directive_lines") or []
+    if not ignored:
+        return []
+    lines = [f"{len(ignored)} line(s) holding the prefix were not read as directives (schema opt-ins):"]
+    for entry in ignored[:SHOWN_IGNORED_LINES]:
+        lines.append(f"  {entry['source_id']}:{entry['line']}  {entry['rule']}  {entry['quote'][:80]}")
+    if len(ignored) > SHOWN_IGNORED_LINES:
+        lines.append(f"  … and {len(ignored) - SHOWN_IGNORED_LINES} more (all are in a .json result)")
+    return lines
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--manifest", required=True, help="manifest.json pinning the sources")
+    parser.add_argument("--cases", required=True, help="case table (.json, .jsonl, .csv, .parquet)")
+    parser.add_argument("--output", required=True, help="result file (.json, .jsonl, .parquet)")
+    add_schema(parser)
+    parser.add_argument("--pictures", action="store_true", help="also draw the DAG and one picture per case")
+    add_execution(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Decide every case of ``--cases`` against the pins of ``--manifest``; write ``--output``."""
+    output = Path(args.output)
+    check_gate_output(output)
+    check_execution_options(args)
+    inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
+    check_outputs([output], {**inputs, **pinned_paths(args.manifest)})
+    run = drivers.run_gate(
+        args.manifest,
+        args.cases,
+        args.schema,
+        max_source_bytes=args.max_source_bytes,
+        max_corpus_bytes=args.max_corpus_bytes,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        partition_rows=args.partition_rows,
+        progress=progress_enabled(args),
+    )
+    # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
+    with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
+        notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
+        document = drivers.gate_document(run, fixture_kind="user-supplied")
+        write_gate_output(output, run, document)
+        stage.commit()
+        notes = [stage.final_text(note) for note in notes]
+    if not args.quiet:
+        if len(run.results) <= 50:
+            print(drivers.summary_table(run))
+        counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
+        print(counts.to_string(index=False))
+        for line in ignored_lines_report(document):
+            print(line)
+        print(f"wrote {output}")
+    for note in notes:
+        print(note)
+    return 0
+
+
+COMMAND = Command("gate", "run the contract gate over a manifest and a case table", add_arguments, run)

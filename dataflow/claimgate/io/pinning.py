@@ -1,0 +1,304 @@
+"""Pinning documentation: writing a manifest from files, and checking every pin of one.
+
+Why: the gate trusts a page only through its manifest entry (path, version, SHA-256 of
+the raw bytes), and one stale hash refuses the whole run. Computing hashes by hand
+after every edit is where users give up, so ``pinned_manifest`` writes them and
+``verify_manifest`` says, for every entry at once, which pins no longer hold.
+
+What it refuses to do: guess. Two files that would get the same ``source_id`` are
+refused (``duplicate_source_id``), never numbered; a file outside the manifest's
+folder is refused (``path_outside_root``), never copied; a file the gate would refuse
+(not UTF-8, too large) is refused here too, so a fresh pin always verifies. See
+docs/gate-rules.md, "Pinning".
+
+Order (deterministic): entries already in the manifest keep their place (a re-pinned
+entry is replaced where it stands); new entries are appended sorted by ``path``, so
+the bytes do not depend on the order of the arguments or of the shell's glob.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claimgate.errors import IngestionError, UsageError
+from claimgate.gate.versions import VersionScheme
+from claimgate.io.sources import (
+    DEFAULT_MAX_SOURCE_BYTES,
+    MANIFEST_FIELDS,
+    manifest_document,
+    manifest_entry_problem,
+    read_manifest,
+    read_source_text,
+)
+from claimgate.io.tables import write_json
+
+SOURCE_ID_MODES = ("stem", "path")
+#: Placeholders a ``--url-template`` may use; without a template the url is the relative path.
+URL_FIELDS = ("source_id", "version", "path", "stem")
+DEFAULT_URL_TEMPLATE = "{path}"
+HASH_PREFIX = 12  # hex digits shown when a hash is reported
+
+
+@dataclass
+class PinReport:
+    """What ``pinned_manifest`` did: entries ``added``, ``repinned`` as ``(old, new)`` pairs, ``unchanged``.
+
+    ``sources`` is the whole manifest as written (or as it stands when nothing changed);
+    ``written`` says whether the file was (re)written.
+    """
+
+    sources: list[dict]
+    added: list[dict] = field(default_factory=list)
+    repinned: list[tuple[dict, dict]] = field(default_factory=list)
+    unchanged: list[dict] = field(default_factory=list)
+    written: bool = False
+
+
+def file_sha256(path: Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> str:
+    """Lowercase hex SHA-256 of the file's raw bytes (reads at most ``max_source_bytes + 1`` bytes).
+
+    Raises ``IngestionError`` ``source_too_large`` beyond the limit.
+    """
+    with path.open("rb") as handle:
+        raw = handle.read(max_source_bytes + 1)
+    if len(raw) > max_source_bytes:
+        raise IngestionError("source_too_large", f"{path}: more than {max_source_bytes} bytes")
+    return hashlib.sha256(raw).hexdigest()
+
+
+def url_for(template: str, entry: dict) -> str:
+    """``template`` filled with ``source_id``, ``version``, ``path`` and ``stem`` of ``entry``.
+
+    Raises ``UsageError`` for a placeholder that is not one of ``URL_FIELDS``, a
+    template that does not parse, or an empty result.
+    """
+    values = {**{name: entry[name] for name in ("source_id", "version", "path")}, "stem": Path(entry["path"]).stem}
+    try:
+        url = template.format(**values)
+    except KeyError as exc:
+        fields = ", ".join("{" + name + "}" for name in URL_FIELDS)
+        raise UsageError(f"--url-template: unknown placeholder {{{exc.args[0]}}} (use {fields})") from None
+    except (ValueError, IndexError) as exc:
+        raise UsageError(f"--url-template {template!r}: {exc}") from None
+    if not url:
+        raise UsageError("--url-template gives an empty url")
+    return url
+
+
+def _relative_path(file: Path, root: Path) -> str:
+    """``file`` relative to ``root`` with ``/`` separators; refuses a file that is absent or outside.
+
+    Compared as written first (``docs/guide.md`` under ``./``), then with symbolic links
+    resolved on both sides (a folder reached through a link).
+    """
+    absolute = Path(os.path.abspath(file))
+    if not absolute.exists():
+        raise IngestionError("missing_source", f"{file}: no such file")
+    if not absolute.is_file():
+        raise IngestionError("missing_source", f"{file}: not a file")
+    if absolute.is_relative_to(root):
+        return absolute.relative_to(root).as_posix()
+    resolved, resolved_root = absolute.resolve(), root.resolve()
+    if resolved.is_relative_to(resolved_root):
+        return resolved.relative_to(resolved_root).as_posix()
+    raise IngestionError("path_outside_root", f"{file} is outside the manifest's folder {root}")
+
+
+def new_entries(
+    files: list[str | Path],
+    version: str,
+    root: Path,
+    *,
+    source_id: str = "stem",
+    url_template: str | None = None,
+    max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+) -> list[dict]:
+    """One manifest entry per distinct file, sorted by relative path, each read and checked like the gate would.
+
+    ``root`` is the manifest's folder (absolute). ``source_id`` is ``"stem"`` (the file
+    name without its extension) or ``"path"`` (the relative path). The url is
+    ``url_template`` filled by ``url_for`` (``None`` → the relative path).
+
+    Raises ``IngestionError``: ``missing_source``, ``path_outside_root``,
+    ``source_too_large``, ``invalid_encoding``, ``duplicate_source_id`` (two files, one
+    id); ``UsageError`` for an empty version, an unknown ``source_id`` mode or a bad template.
+    """
+    if not isinstance(version, str) or not version.strip():
+        raise UsageError("--version must be a non-empty string")
+    if source_id not in SOURCE_ID_MODES:
+        raise UsageError(f"--source-id must be one of {', '.join(SOURCE_ID_MODES)}")
+    paths = sorted({_relative_path(Path(f), root) for f in files})
+    entries: dict[str, dict] = {}
+    for relative in paths:
+        sid = Path(relative).stem if source_id == "stem" else relative
+        if not sid:
+            raise IngestionError("invalid_manifest", f"{relative}: the file name gives an empty source_id")
+        if sid in entries:
+            raise IngestionError(
+                "duplicate_source_id",
+                f"{sid!r} names both {entries[sid]['path']} and {relative}; use --source-id path",
+            )
+        entry = {"source_id": sid, "version": version, "path": relative, "url": "", "sha256": ""}
+        entry["url"] = url_for(url_template or DEFAULT_URL_TEMPLATE, entry)
+        entry["sha256"] = file_sha256(root / relative, max_source_bytes)
+        # The gate's own checks (inside the folder, size, hash, UTF-8), so a fresh pin always verifies.
+        read_source_text(root.resolve(), entry, max_source_bytes)
+        entries[sid] = entry
+    return list(entries.values())
+
+
+def merged_sources(existing: list[dict], pinned: list[dict], keep_urls: bool) -> PinReport:
+    """The manifest after pinning: ``existing`` entries in place, re-pinned where ``pinned`` has them, new ones after.
+
+    An entry is re-pinned when ``pinned`` has its ``source_id`` with the same ``path``;
+    with ``keep_urls`` (no ``--url-template`` given) it keeps its url. Raises
+    ``IngestionError`` ``duplicate_source_id`` when a pinned id is already in the
+    manifest for another path.
+    """
+    by_id = {entry["source_id"]: entry for entry in pinned}
+    report = PinReport(sources=[])
+    for old in existing:
+        new = by_id.pop(old["source_id"], None)
+        if new is None:
+            report.sources.append(old)
+            continue
+        if new["path"] != old["path"]:
+            raise IngestionError(
+                "duplicate_source_id",
+                f"{old['source_id']!r} is already pinned to {old['path']}; "
+                f"pin {new['path']} with --source-id path (or rename it)",
+            )
+        if keep_urls:
+            new = {**new, "url": old["url"]}
+        if all(new[f] == old[f] for f in MANIFEST_FIELDS):
+            report.unchanged.append(old)
+            report.sources.append(old)
+        else:
+            report.repinned.append((old, new))
+            report.sources.append(new)
+    for entry in pinned:  # still sorted by path
+        if entry["source_id"] in by_id:
+            report.added.append(entry)
+            report.sources.append(entry)
+    return report
+
+
+def pinned_manifest(
+    files: list[str | Path],
+    version: str,
+    manifest_path: str | Path,
+    *,
+    source_id: str = "stem",
+    url_template: str | None = None,
+    max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    versions: VersionScheme | None = None,
+) -> PinReport:
+    """Pin ``files`` at ``version`` into ``manifest_path`` (created, or updated with the others kept).
+
+    With ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a
+    source version is refused here (``IngestionError`` ``invalid_source_version``).
+    Everything is checked before anything is written; the manifest is written
+    atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
+    each entry, and only when something changed. Raises what ``new_entries``,
+    ``read_manifest`` (an existing manifest that is not sound) and ``merged_sources``
+    raise; ``UsageError`` when ``manifest_path`` does not end in ``.json`` or is a folder.
+    """
+    path = Path(manifest_path)
+    if path.suffix.lower() != ".json":
+        raise UsageError("--output must be a .json manifest")
+    if path.is_dir():
+        raise UsageError(f"--output {path} is a folder")
+    if versions is not None and isinstance(version, str) and version.strip() and versions.problem(version):
+        raise IngestionError("invalid_source_version", f"--version {versions.problem(version)}")
+    root = Path(os.path.abspath(path)).parent
+    existing = read_manifest(path)["sources"] if path.exists() else []
+    pinned = new_entries(
+        files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
+    )
+    report = merged_sources(existing, pinned, keep_urls=url_template is None)
+    if report.added or report.repinned:
+        _refuse_one_file_twice(root, report.sources)
+    if report.added or report.repinned or not path.exists():
+        write_json(path, {"sources": report.sources})
+        report.written = True
+    return report
+
+
+def _file_key(root: Path, entry: dict) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file an entry pins, links followed; ``None`` when it cannot be reached."""
+    try:
+        info = os.stat(root / entry["path"])
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _refuse_one_file_twice(root: Path, sources: list[dict]) -> None:
+    """Refuse ``duplicate_source_path`` when two entries pin one file (the gate would refuse the manifest).
+
+    Two ids for one file would count one page as two agreeing sources (docs/gate-rules.md,
+    "Manifest and sources"); an entry whose file cannot be reached is left to ``verify``.
+    """
+    seen: dict[tuple[int, int], dict] = {}
+    for entry in sources:
+        key = _file_key(root, entry)
+        if key is None:
+            continue
+        if key in seen:
+            earlier = seen[key]
+            raise IngestionError(
+                "duplicate_source_path",
+                f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
+            )
+        seen[key] = entry
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify_manifest`` found: how many entries it ``checked`` and every ``problems`` refusal."""
+
+    checked: int
+    problems: list[IngestionError]
+
+
+def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> VerifyReport:
+    """Check every pin of a manifest without running a case; collect every problem, in manifest order.
+
+    Each entry gets the gate's checks (``manifest_entry_problem``, then
+    ``read_source_text``: missing file, outside the folder, too large, hash, UTF-8,
+    then ``duplicate_source_path`` for the file of an earlier sound entry); an entry's
+    first problem is reported and the next entry is checked. A manifest
+    that cannot be read at all is one problem (``invalid_manifest``). Never raises
+    ``IngestionError``.
+    """
+    try:
+        document = manifest_document(manifest_path)
+    except IngestionError as exc:
+        return VerifyReport(checked=0, problems=[exc])
+    root = Path(manifest_path).resolve().parent
+    problems: list[IngestionError] = []
+    seen: set[str] = set()
+    files: dict[tuple[int, int], dict] = {}
+    for position, entry in enumerate(document["sources"]):
+        problem = manifest_entry_problem(entry, position, seen)
+        if problem is None:
+            try:
+                read_source_text(root, entry, max_source_bytes)
+            except IngestionError as exc:
+                problem = exc
+        if problem is None:
+            key = _file_key(root, entry)
+            if key in files:
+                earlier = files[key]
+                problem = IngestionError(
+                    "duplicate_source_path",
+                    f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
+                )
+            elif key is not None:
+                files[key] = entry
+        if problem is not None:
+            problems.append(problem)
+    return VerifyReport(checked=len(document["sources"]), problems=problems)
