@@ -12,7 +12,7 @@ built lazily, once per document per run, from the corpus index's token arrays), 
 all work is counted against a step budget (:class:`StepBudget`); over budget it
 raises :class:`TooManySteps` instead of slowing the run.
 
-Model (see docs/audit-diagnosis.md, "Finding the nearest passage"):
+Model (see docs/audit-rules.md, "Diagnosis", "Finding the nearest passage"):
 
 - A *verbatim run* is a maximal stretch of quote tokens equal to consecutive document
   tokens, found from shared token pairs (so a run has at least two tokens).
@@ -145,7 +145,7 @@ class PassageIndex:
         """Positional keys of document number ``k`` (built once)."""
         hit = self._grams.get(k)
         if hit is None:
-            hit = DocGrams(np.frombuffer(self.index.docs[k].ids, dtype=np.int32).astype(np.int64))
+            hit = DocGrams(np.frombuffer(self.index.docs[k].token_bytes, dtype=np.int32).astype(np.int64))
             self._grams[k] = hit
         return hit
 

@@ -12,15 +12,16 @@ passage comes from the cited document's token-pair positions, see
 :mod:`claimgate.audit.alignment_diff`), and never spends more than ``max_steps``
 (:data:`DIAGNOSIS_STEP_LIMIT`) on one citation: over it, the kind is ``unknown``.
 
-Kinds, decided in this order, first that applies (see docs/audit-diagnosis.md,
+Kinds, decided in this order, first that applies (see docs/audit-rules.md,
 "Diagnosis"). A quote *aligns* when its nearest passage shares at least half of its
 tokens.
 
 - ``number_changed``: aligns, and an edit has numbers on both sides that differ (a
   number is a token with a digit, sign and exponent included), or adds, drops or
   replaces a number within at most :data:`NUMBER_EDIT_MAX_TOKENS` tokens;
-- ``negation_changed``: aligns, and an edit adds or drops a negation
-  (``quotes.NEGATION_WORDS``, ``n't``) in an edit whose quote side has at most
+- ``negation_changed``: aligns, and an edit adds or drops a negation (a token that
+  ``negation.negation_positions`` marks, in any listed language; for the document,
+  the index's ``negations``) in an edit whose quote side has at most
   :data:`NUMBER_EDIT_MAX_TOKENS` tokens (a removed source run of any length counts);
 - ``unmarked_elision``: the quote is the passage with runs of source tokens removed,
   nothing added or replaced, the passage spans at most ``window_chars`` characters
@@ -36,12 +37,15 @@ tokens.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 import numpy as np
 
 from claimgate.audit import alignment_diff as ad
+from claimgate.audit.negation import negation_positions
 from claimgate.audit.normalize import NormalizedText, normalize_text
-from claimgate.audit.quotes import EDGE_ELISION_TOKENS, NEGATION_WORDS, CorpusIndex
+from claimgate.audit.quote_parsing import edge_ellipses, fold_ellipses
+from claimgate.audit.quotes import EDGE_ELISION_TOKENS, CorpusIndex
 
 #: Every kind a diagnosis can have, in the order they are decided.
 DIAGNOSIS_KINDS = (
@@ -67,10 +71,6 @@ STITCH_MIN_TOKENS = 4
 DIAGNOSED_VERDICTS = ("not_found", "misattributed", "insufficient_quote")
 #: A sentence end in the original text between two kept tokens.
 _SENTENCE_END_RE = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:\s|$)")
-#: The editor's ellipsis marks (as the gate reads them, see quotes.py) at a quote's start and end.
-_ELLIPSIS = r"(?:\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|…|\.(?:[ \t\u00a0]?\.){2,})"
-_LEADING_ELLIPSIS_RE = re.compile(rf"^\s*{_ELLIPSIS}")
-_TRAILING_ELLIPSIS_RE = re.compile(rf"{_ELLIPSIS}\s*$")
 _OPS = {"replace": "replace", "delete": "insert", "insert": "delete"}  # difflib (quote-side) -> quote's edit
 
 
@@ -79,14 +79,9 @@ def is_number(token: str) -> bool:
     return any(c.isdigit() for c in token)
 
 
-def negations(tokens: tuple[str, ...], lo: int, hi: int) -> int:
-    """How many of ``tokens[lo:hi]`` negate (``NEGATION_WORDS``; ``t`` after a word ending in ``n``: ``n't``)."""
-    count = 0
-    for k in range(lo, hi):
-        tok = tokens[k]
-        if tok in NEGATION_WORDS or (tok == "t" and k > 0 and tokens[k - 1].endswith("n")):
-            count += 1
-    return count
+def count_in(positions, lo: int, hi: int) -> int:
+    """How many of the ascending ``positions`` lie in ``[lo, hi)``."""
+    return bisect_left(positions, hi) - bisect_left(positions, lo)
 
 
 def _quote_ids(quote: NormalizedText, index: CorpusIndex) -> np.ndarray:
@@ -112,9 +107,8 @@ class _Comparison:
 
     def __init__(self, quote: NormalizedText, doc, region_tokens: tuple[str, ...], lo: int, ops) -> None:
         self.quote, self.doc, self.ops = quote, doc, ops
-        # the region's tokens as strings, preceded by the token before it (context for "n't")
-        self.region_tokens = region_tokens
-        self.before = 1 if lo > 0 else 0  # index in region_tokens of the region's first token
+        self.region_tokens = region_tokens  # the region's tokens as strings, for numbers
+        self.quote_negations = negation_positions(quote)  # the same rules as the document's ``negations``
         self.lo = lo  # document token offset of the aligned region
         self.shared = sum(q2 - q1 for tag, q1, q2, _, _ in ops if tag == "equal")
         self.first = lo + ops[0][3]
@@ -145,19 +139,19 @@ class _Comparison:
         A longer removed run that happens to hold a number is an elision, not a
         changed number (a negation in it is a changed negation, see ``changes_negation``).
         """
-        q, d, b = self.quote.tokens, self.region_tokens, self.before
+        q, d = self.quote.tokens, self.region_tokens
         for _, q1, q2, s1, s2 in self.in_sentence_edits():
             quoted = sorted(t for t in q[q1:q2] if is_number(t))
-            source = sorted(t for t in d[b + s1 : b + s2] if is_number(t))
+            source = sorted(t for t in d[s1:s2] if is_number(t))
             small = max(q2 - q1, s2 - s1) <= NUMBER_EDIT_MAX_TOKENS
             if quoted != source and (small or (quoted and source)):
                 return True
         return False
 
     def changes_negation(self) -> bool:
-        q, d, b = self.quote.tokens, self.region_tokens, self.before
+        quoted, source, lo = self.quote_negations, self.doc.negations, self.lo
         return any(
-            negations(q, q1, q2) != negations(d, b + s1, b + s2)
+            count_in(quoted, q1, q2) != count_in(source, lo + s1, lo + s2)
             for _, q1, q2, s1, s2 in self.in_sentence_edits()
             # a longer run of the quote's own words is foreign text (stitched or paraphrased),
             # but a removed source run of any length may hide a negation
@@ -230,9 +224,9 @@ def _passage(passages: ad.PassageIndex, k: int, start: int, end: int) -> dict:
 
 
 def _region_tokens(index: CorpusIndex, grams: ad.DocGrams, lo: int, hi: int) -> tuple[str, ...]:
-    """Tokens ``lo..hi-1`` of a document as strings, preceded by token ``lo - 1`` if any (context for ``n't``)."""
+    """Tokens ``lo..hi-1`` of a document as strings."""
     strings = index.strings
-    return tuple(strings[t] for t in grams.ids[max(0, lo - 1) : hi].tolist())
+    return tuple(strings[t] for t in grams.ids[lo:hi].tolist())
 
 
 def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, window_chars: int, budget) -> dict:
@@ -264,7 +258,7 @@ def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, windo
     if not any(tag == "equal" for tag, *_ in ops):
         return _result("fabricated", None, 0, m, [])
     ops = _edges_within_sentences(ops, doc, lo)
-    ops, lo, hi = _edge_negations(quote, index, grams, ops, lo, hi)
+    ops, lo, hi = _edge_negations(quote, doc, ops, lo, hi)
     comparison = _Comparison(quote, doc, _region_tokens(index, grams, lo, hi), lo, ops)
     aligns = 2 * comparison.shared >= m
     pieces = _stitched_pieces(runs, m) if len(runs) else None
@@ -313,7 +307,7 @@ def _edges_within_sentences(ops: list, doc, lo: int) -> list:
     return ops
 
 
-def _edge_negations(quote: NormalizedText, index: CorpusIndex, grams: ad.DocGrams, ops: list, lo: int, hi: int):
+def _edge_negations(quote: NormalizedText, doc, ops: list, lo: int, hi: int):
     """Ops, region start and end, with a negation that an edge ellipsis hides shown as a removed run.
 
     A quote starting (ending) with an ellipsis hides the up to EDGE_ELISION_TOKENS
@@ -321,18 +315,17 @@ def _edge_negations(quote: NormalizedText, index: CorpusIndex, grams: ad.DocGram
     there is an edit of the quote (``... patients had adverse events`` against ``No
     patients had adverse events``).
     """
-    lead = bool(_LEADING_ELLIPSIS_RE.search(quote.original))
-    trail = bool(_TRAILING_ELLIPSIS_RE.search(quote.original))
+    lead, trail = edge_ellipses(fold_ellipses(quote.original))  # the gate's own reading of the marks
     if not (lead or trail):
         return ops, lo, hi
-    strings, ids, m = index.strings, grams.ids, len(quote.tokens)
+    m, n = len(quote.tokens), doc.n_tokens
 
     def negated(p: int) -> bool:
-        return negations(tuple(strings[t] for t in ids[max(0, p - 1) : p + 1].tolist()), min(p, 1), min(p, 1) + 1) > 0
+        return count_in(doc.negations, p, p + 1) > 0
 
     first, last = lo + ops[0][3], lo + ops[-1][4]
     before = [p for p in range(max(0, first - EDGE_ELISION_TOKENS), first) if lead and negated(p)]
-    after = [p for p in range(last, min(len(ids), last + EDGE_ELISION_TOKENS)) if trail and negated(p)]
+    after = [p for p in range(last, min(n, last + EDGE_ELISION_TOKENS)) if trail and negated(p)]
     new_lo = min(lo, before[0]) if before else lo
     shift = lo - new_lo
     ops = [(tag, q1, q2, s1 + shift, s2 + shift) for tag, q1, q2, s1, s2 in ops]
@@ -423,6 +416,6 @@ def citation_diagnosis(
     ``occurs_in`` (the documents holding the quote verbatim) and is diagnosed against
     the cited document. A not-found quote citing an unknown document is diagnosed
     against the document sharing the most token pairs with it (corpus postings).
-    Deterministic; never raises for an odd quote. Rules: docs/audit-diagnosis.md.
+    Deterministic; never raises for an odd quote. Rules: docs/audit-rules.md, "Diagnosis".
     """
     return diagnosis_with_steps(quote, cited_doc_id, match, passages, window_chars=window_chars, max_steps=max_steps)[0]

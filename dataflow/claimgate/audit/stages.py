@@ -13,7 +13,7 @@ Nodes: ``citation_table → normalized_sources → citation_matches → judged_c
 audit_result``. Each document is normalized once per run, into an index that finds
 quotes in *other* documents without scanning them (``quotes.CorpusIndex``). Beside
 the judge, ``citation_diagnoses`` explains every rejected citation (nearest passage,
-edits, kind; see docs/audit-diagnosis.md): it reads the gate's outcome and never
+edits, kind; see docs/audit-rules.md, "Diagnosis"): it reads the gate's outcome and never
 changes a verdict.
 """
 
@@ -43,8 +43,15 @@ AUDIT_COLUMNS = (
     "judge",
     "model_calls",
 )
-#: Column added after ``AUDIT_COLUMNS``: the near-miss diagnosis of a rejected citation (dict or None).
+#: Columns when a judge is configured: ``elided`` (what each ellipsis left out) follows ``spans``.
+JUDGED_AUDIT_COLUMNS = (*AUDIT_COLUMNS[:8], "elided", *AUDIT_COLUMNS[8:])
+#: Column added after the others: the near-miss diagnosis of a rejected citation (dict or None).
 DIAGNOSIS_COLUMN = "diagnosis"
+
+
+def audit_columns(frame: pd.DataFrame) -> tuple[str, ...]:
+    """The output columns of an audit frame: with ``elided`` only when the run recorded it (no ``diagnosis``)."""
+    return JUDGED_AUDIT_COLUMNS if "elided" in frame.columns else AUDIT_COLUMNS
 
 
 def normalized_sources(source_documents: dict) -> CorpusIndex:
@@ -59,6 +66,7 @@ def citation_matches(
     min_fragment_tokens: int = 3,
     window_chars: int = 2000,
     show_progress: bool = False,
+    llm_call: Callable | None = None,
 ) -> pd.DataFrame:
     """The verbatim gate's outcome for every citation, in citation-table order.
 
@@ -68,15 +76,20 @@ def citation_matches(
     ``match_kind`` (``exact``/``elided``/``bracketed`` or None), ``matched_doc_ids``
     (list of str) and ``spans`` (list of ``{doc_id, start, end, start_line, end_line,
     text}`` in original characters, 1-based lines). A row with a
-    ``citation_problem`` is ``invalid_citation`` and is not matched.
+    ``citation_problem`` is ``invalid_citation`` and is not matched. When a judge is
+    configured (``llm_call``), also ``elided`` (list of ``{position, doc_id, start,
+    end, start_line, end_line, text}``: what each ellipsis left out, see
+    docs/audit-rules.md, "Ellipses and brackets"); without one the column is absent,
+    so default outputs keep their shape.
     """
+    report_elided = llm_call is not None
     outcomes = []
     rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), citation_table["citation_problem"])
     for quote, doc_id, problem in tqdm(
         rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress
     ):
         if problem:
-            outcomes.append(("invalid_citation", "invalid_citation", None, [], []))
+            outcomes.append(("invalid_citation", "invalid_citation", None, [], [], []))
             continue
         match = audit_quote(
             quote,
@@ -85,12 +98,22 @@ def citation_matches(
             min_tokens=min_tokens,
             min_fragment_tokens=min_fragment_tokens,
             window_chars=window_chars,
+            report_elided=report_elided,
         )
         outcomes.append(
-            (match["verdict"], match["reason"], match["match_kind"], match["matched_doc_ids"], match["spans"])
+            (
+                match["verdict"],
+                match["reason"],
+                match["match_kind"],
+                match["matched_doc_ids"],
+                match["spans"],
+                match.get("elided", []),
+            )
         )
     frame = citation_table.copy()
     columns = ("gate_verdict", "reason", "match_kind", "matched_doc_ids", "spans")
+    if report_elided:
+        columns += ("elided",)
     for i, name in enumerate(columns):
         frame[name] = pd.Series([o[i] for o in outcomes], dtype=object, index=frame.index)
     return frame.astype({"gate_verdict": "str", "reason": "str"})
@@ -152,7 +175,7 @@ def judged_citations(
 
 
 def audit_result(judged_citations: pd.DataFrame, citation_diagnoses: pd.Series) -> pd.DataFrame:
-    """One output row per citation, in citation-table order, with ``AUDIT_COLUMNS`` and ``DIAGNOSIS_COLUMN``.
+    """One output row per citation, in citation-table order: ``position``, :func:`audit_columns`, ``diagnosis``.
 
     ``verdict`` is the judge's label where the judge ran, else the gate's verdict;
     ``diagnosis`` (object: dict or None) comes from ``citation_diagnoses``.
@@ -163,4 +186,4 @@ def audit_result(judged_citations: pd.DataFrame, citation_diagnoses: pd.Series) 
         for judgment, verdict in zip(frame["judge"], frame["gate_verdict"])
     ]
     frame[DIAGNOSIS_COLUMN] = citation_diagnoses
-    return frame[["position", *AUDIT_COLUMNS, DIAGNOSIS_COLUMN]].reset_index(drop=True)
+    return frame[["position", *audit_columns(frame), DIAGNOSIS_COLUMN]].reset_index(drop=True)

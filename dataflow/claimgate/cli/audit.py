@@ -35,10 +35,10 @@ REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citatio
 def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
-    In CSV, ``matched_doc_ids``, ``spans``, ``judge`` (and ``extractors`` for a folder corpus) and
-    ``diagnosis`` are JSON text cells (``null`` where a row has no diagnosis); the ``diagnosis``
-    column is written when ``diagnosis`` is True (the run diagnosed), so the header does not
-    depend on the rows.
+    In CSV, ``matched_doc_ids``, ``spans``, ``elided`` (only with a judge), ``judge`` (and ``extractors`` for a
+    folder corpus) and ``diagnosis`` are JSON text cells (``null`` where a row has no diagnosis); the
+    ``diagnosis`` column is written when ``diagnosis`` is True (the run diagnosed), so the header does not
+    depend on which rows were rejected.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -46,13 +46,13 @@ def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> 
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        extra = ["extractors"] if rows and "extractors" in rows[0] else []
+        columns = [c for c in rows[0] if c != DIAGNOSIS_COLUMN] if rows else list(AUDIT_COLUMNS)
         if diagnosis:
-            extra.append(DIAGNOSIS_COLUMN)
-        frame = pd.DataFrame(rows, columns=[*AUDIT_COLUMNS, *extra])  # the header is written even with no row
+            columns.append(DIAGNOSIS_COLUMN)
+        frame = pd.DataFrame(rows, columns=columns)  # the header is written even with no row
         if diagnosis:
             frame[DIAGNOSIS_COLUMN] = [r.get(DIAGNOSIS_COLUMN) for r in rows]  # None, not NaN, where absent
-        for column in ("matched_doc_ids", "spans", "judge", *extra):
+        for column in ("matched_doc_ids", "spans", "elided", "judge", "extractors", DIAGNOSIS_COLUMN):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)

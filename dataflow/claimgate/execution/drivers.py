@@ -447,7 +447,7 @@ def run_audit(
 
     ``corpus_glob`` selects the folder's files (default every file, ``io.documents.DEFAULT_GLOB``).
     ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same either way; see
-    docs/audit-diagnosis.md). Raises ``IngestionError`` when the corpus, manifest, a source, a folder's
+    docs/audit-rules.md, "Diagnosis"). Raises ``IngestionError`` when the corpus, manifest, a source, a folder's
     document or the citation table is refused; ``ValueError`` when not exactly one document source is given.
     """
     sources = {"corpus": corpus_path, "manifest": manifest_path, "folder": corpus_dir}
@@ -498,7 +498,7 @@ def audit_rows(run: AuditRun) -> list[dict]:
     (when it is in the corpus) and every document in ``matched_doc_ids``, the documents its spans point into.
     A row with a diagnosis ends with a ``diagnosis`` field; other rows have none.
     """
-    columns = list(audit_stages.AUDIT_COLUMNS)
+    columns = list(audit_stages.audit_columns(run.results))
     diagnoses = run.results.get(audit_stages.DIAGNOSIS_COLUMN, pd.Series([None] * len(run.results)))
     rows = []
     for values, diagnosis in zip(run.results[columns].itertuples(index=False, name=None), diagnoses):
