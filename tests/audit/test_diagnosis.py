@@ -215,6 +215,15 @@ def test_pathological_quote_with_many_near_passages_is_unknown_within_the_step_l
     assert steps > DIAGNOSIS_STEP_LIMIT
 
 
+def test_document_lookups_stay_bounded_and_give_the_same_diagnosis_when_rebuilt(index):
+    small = PassageIndex(index, max_documents=1)
+    quote = "The trial was powered to assess rare adverse events"
+    first = diagnose(quote, "trial", index, small)[1]
+    diagnose("Evidence for adolescents was limited to two trials", "summary", index, small)  # evicts "trial"
+    assert len(small._grams) == 1 and len(small._lines) <= 1
+    assert diagnose(quote, "trial", index, small)[1] == first
+
+
 def test_diagnosis_is_deterministic_and_json_ready(index, passages):
     for _, quote, _ in CASES:
         first = diagnose(quote, "trial", index, passages)[1]

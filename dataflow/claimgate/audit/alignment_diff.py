@@ -38,6 +38,7 @@ Steps: one per token or pair occurrence looked up, one per pair of runs compared
 from __future__ import annotations
 
 import difflib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,8 @@ SKIP_WEIGHT = 8
 REGION_SLACK = 3
 #: Best chains (with different first runs) aligned; the one sharing the most quote tokens is the nearest passage.
 CANDIDATE_CHAINS = 3
+#: Documents whose lookups a PassageIndex keeps (least recently used dropped first).
+MAX_CACHED_DOCUMENTS = 512
 #: Longest verbatim runs (by length, then document position) kept for the chain search.
 MAX_CHAIN_RUNS = 48
 
@@ -83,8 +86,8 @@ class DocGrams:
     __slots__ = ("ids", "bi_keys", "bi_pos", "_uni")
 
     def __init__(self, ids: np.ndarray) -> None:
-        self.ids = ids
-        bi = pair_keys(ids)
+        self.ids = ids.astype(np.int64)
+        bi = pair_keys(self.ids)
         self.bi_pos = np.argsort(bi, kind="stable")
         self.bi_keys = bi[self.bi_pos]
         self._uni: tuple[np.ndarray, np.ndarray] | None = None
@@ -115,13 +118,15 @@ class PassageIndex:
     The corpus index keeps, per key, only *which documents* hold it; a diagnosis needs
     *where* in the cited document. That lookup is built from the document's token
     array the first time the document is asked for and kept for the run (never per
-    citation). Picklable (the cache travels with it).
+    citation) while it is among the ``max_documents`` most recently used, so memory
+    stays bounded on a corpus of many long documents. Picklable (the cache travels with it).
     """
 
-    def __init__(self, index: CorpusIndex) -> None:
+    def __init__(self, index: CorpusIndex, max_documents: int = MAX_CACHED_DOCUMENTS) -> None:
         self.index = index
-        self._grams: dict[int, DocGrams] = {}
-        self._lines: dict[int, LineIndex] = {}
+        self.max_documents = max_documents
+        self._grams: OrderedDict[int, DocGrams] = OrderedDict()  # least recently used first
+        self._lines: OrderedDict[int, LineIndex] = OrderedDict()
         self._token_docs: np.ndarray | None = None
 
     def tokens_present(self, k: int, quote_ids: np.ndarray) -> int:
@@ -142,18 +147,21 @@ class PassageIndex:
         return int(np.count_nonzero(keys[at] == wanted))
 
     def grams(self, k: int) -> DocGrams:
-        """Positional keys of document number ``k`` (built once)."""
-        hit = self._grams.get(k)
-        if hit is None:
-            hit = DocGrams(np.frombuffer(self.index.docs[k].token_bytes, dtype=np.int32).astype(np.int64))
-            self._grams[k] = hit
-        return hit
+        """Positional keys of document number ``k`` (built once while among the most recently used)."""
+        return self._cached(self._grams, k, lambda: DocGrams(np.frombuffer(self.index.docs[k].token_bytes, np.int32)))
 
     def lines(self, k: int) -> LineIndex:
-        """Line index of document number ``k``'s original text (built once)."""
-        hit = self._lines.get(k)
+        """Line index of document number ``k``'s original text (built once while among the most recently used)."""
+        return self._cached(self._lines, k, lambda: LineIndex(self.index.docs[k].original))
+
+    def _cached(self, cache: OrderedDict, k: int, build):
+        hit = cache.get(k)
         if hit is None:
-            hit = self._lines[k] = LineIndex(self.index.docs[k].original)
+            hit = cache[k] = build()
+            if len(cache) > self.max_documents:
+                cache.popitem(last=False)  # memory stays bounded whatever the corpus
+        else:
+            cache.move_to_end(k)
         return hit
 
 
