@@ -14,18 +14,21 @@ a minus sign before a number survive as (parts of) tokens, so ``≥ 18`` never
 matches ``18``, ``net −4`` never matches ``net 4`` and ``25`` never matches the
 ``25`` inside ``125`` (tokens are compared whole).
 
-Rules (the issue text of the citation audit):
+Rules (each stated with its reasons in docs/audit-rules.md, "Normalization" and
+"Numbers"):
 
-- Unicode NFKC, case folding, invisible format characters (Unicode category Cf:
-  soft hyphen, zero-width space/joiners, BOM, bidi marks) removed, Cyrillic and
-  Greek letters that are visually identical to Latin ones in both cases folded to
-  Latin (``о``, ``е``, ``а``, ...; capital-only look-alikes such as ``В`` are kept),
-  ligatures expanded (NFKC does this), every other run of punctuation and white
-  space a separator.
-- A ``.`` between two digits belongs to the number (``3.5``); a minus sign
-  (``-``, U+2010, U+2011, U+2012, U+2013, U+2212, U+FE63) directly before a digit and
-  not directly after a letter or digit is a sign and is part of the number token
-  (``-4``); a hyphen between two digits (``18-65``) or letters is a separator.
+- Unicode NFKC, case folding, invisible format characters (Unicode category Cf)
+  removed, Cyrillic and Greek letters visually identical to Latin ones in both
+  cases folded to Latin, every other run of punctuation and white space a separator.
+- Numbers keep their shape: a ``.``, ``,``, ``'``, ``’``, ``٫`` or ``٬`` between two
+  digits belongs to the number (``12,500`` is one token, different from ``12500``,
+  ``12.500`` and ``12, 500``); a sign directly before a digit and not directly after
+  a letter or digit is part of the number (``-4``); superscript digits are an
+  exponent written ``^`` (``10⁶`` is ``10^6``, ``10⁻³`` is ``10^-3``, never ``106``),
+  subscript digits are written ``_`` (``x₁`` is ``x_1``), and ``^``, ``e`` with a
+  sign, between a number and digits are part of it (``10^6``, ``1e-6``).
+- An underscore between two letters or digits joins a word (``reset_timeout``);
+  underscores at a word's edge are emphasis and separate (``_not_`` is ``not``).
 - ``%`` and ``≥ ≤ > < = ± × ≠`` are one-character tokens; ``>=``, ``<=``, ``!=`` and
   ``+/-`` are spelled ``≥``, ``≤``, ``≠``, ``±``.
 - Characters of scripts written without spaces (Han, Hiragana, Katakana,
@@ -35,8 +38,9 @@ Rules (the issue text of the citation audit):
 - A hyphen at a line end between two letters is ambiguous (``pontifi-/cate`` is one
   word, ``well-/known`` is two). The tokens keep the two-word reading and
   :attr:`NormalizedText.joins` records the position, so a matcher can also read
-  the two tokens as one word. A *soft* hyphen at a line end is unambiguous (a
-  typesetter's break): it and the line break are deleted and the word is joined.
+  the two tokens as one word. A *soft* hyphen anywhere in a line break (before
+  it, after it, or between two breaks) is unambiguous (a typesetter's break): the
+  soft hyphen and the break are deleted and the word is joined.
 
 Offsets are character (code point) offsets into the original string; line numbers
 (used by callers, see :mod:`claimgate.textlines`) are 1-based.
@@ -48,17 +52,15 @@ import re
 import sys
 import unicodedata
 from array import array
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 # --- character classes -------------------------------------------------------------
 
 #: Scripts written without spaces between words: one token per character.
-NO_SPACE_SCRIPT_RANGES = (
-    "\u0e00-\u0e7f"  # Thai
-    "\u0e80-\u0eff"  # Lao
-    "\u1000-\u109f"  # Myanmar
-    "\u1780-\u17ff"  # Khmer
+#: Ideographic and syllabic scripts written without spaces (a word is 1-2 characters).
+CJK_RANGES = (
     "\u3005-\u3007"  # ideographic iteration mark, closing mark, number zero
     "\u3040-\u30ff"  # Hiragana, Katakana
     "\u3100-\u312f"  # Bopomofo
@@ -68,6 +70,15 @@ NO_SPACE_SCRIPT_RANGES = (
     "\uf900-\ufaff"  # CJK compatibility ideographs
     "\U00020000-\U0003134f"  # CJK extensions B-G
 )
+#: Alphabetic scripts written without spaces between words (a word is several letters).
+SOUTHEAST_ASIAN_RANGES = (
+    "\u0e00-\u0e7f"  # Thai
+    "\u0e80-\u0eff"  # Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1780-\u17ff"  # Khmer
+)
+#: Scripts written without spaces between words: one token per character.
+NO_SPACE_SCRIPT_RANGES = SOUTHEAST_ASIAN_RANGES + CJK_RANGES
 
 
 def _mark_class() -> str:
@@ -91,25 +102,38 @@ _MARKS = _mark_class()
 _NS = NO_SPACE_SCRIPT_RANGES
 _MINUS = "\\-\u2010\u2011\u2012\u2013\u2212\ufe63"
 _LINE_BREAK = "(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
+#: Marks that belong to a number when they stand between two digits (docs/audit-rules.md, "Numbers").
+NUMBER_MARKS = ".,'\u2019\u066b\u066c"
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-")
 
+_WORD_CHAR = rf"(?:(?![{_NS}])[^\W_])"
 _TOKEN_RE = re.compile(
     # 1. one character of a no-space script (plus its combining marks)
     rf"(?P<ns>[{_NS}][{_MARKS}]*)"
     # 2. meaning-carrying symbols; the two-character spellings first
     r"|(?P<sym>>=|<=|!=|\+/-|[≥≤<>=±×≠%])"
-    # 3. a word or number: letters/digits/marks, '.' only between two digits, and an
-    #    optional sign: a minus directly before a digit and not directly after a
-    #    letter or digit (so '18-65' and 'covid-19' are not negative numbers)
+    # 3. a word or number: letters/digits/marks, and an optional sign: a minus directly
+    #    before a digit and not directly after a letter or digit (so '18-65' and
+    #    'covid-19' are not negative numbers). Inside it: a number mark between two
+    #    digits ('12,500', '3.5'), underscores between two word characters
+    #    ('reset_timeout'), an exponent after a digit or letter ('10^6', '10^-3', 'x^2')
+    #    or after a digit ('1e-6'), and a subscript ('x_1', folded from 'x₁').
     rf"|(?P<word>(?:(?<![^\W_])[{_MINUS}](?=\d))?"
-    rf"(?:(?![{_NS}])[^\W_])(?:(?![{_NS}])[^\W_]|[{_MARKS}]|(?<=\d)\.(?=\d))*)"
+    rf"{_WORD_CHAR}(?:{_WORD_CHAR}|[{_MARKS}]|(?<=\d)[{NUMBER_MARKS}](?=\d)"
+    rf"|(?<=[^\W_])_+(?={_WORD_CHAR})|(?<=[^\W_])\^[+{_MINUS}]?(?=\d)|(?<=\de)[+{_MINUS}](?=\d))*)"
 )
 _SYMBOL_SPELLINGS = {">=": "≥", "<=": "≤", "!=": "≠", "+/-": "±"}
-_SIGN_RE = re.compile(rf"^[{_MINUS}]")
 
 #: A hyphen at a line end between two letters (the ambiguous line-end hyphen).
 _LINE_END_HYPHEN_RE = re.compile(rf"(?<=[^\W\d_])[\-\u2010][ \t]*{_LINE_BREAK}[ \t]*(?=[^\W\d_])")
-#: A soft hyphen at a line end: always a typesetter's break, deleted with the break.
-_SOFT_HYPHEN_BREAK_RE = re.compile(rf"\u00ad[ \t\u00a0]*{_LINE_BREAK}[ \t\u00a0]*")
+#: A soft hyphen anywhere in a line break (before, after or between breaks): always a
+#: typesetter's break, deleted with the break and the blanks around it.
+_BLANKS = "[ \t\u00a0]*"
+_SOFT_HYPHEN_BREAK_RE = re.compile(
+    rf"{_BLANKS}(?:\u00ad{_BLANKS}{_LINE_BREAK}(?:{_BLANKS}\u00ad)?"
+    rf"|{_LINE_BREAK}{_BLANKS}\u00ad(?:{_BLANKS}{_LINE_BREAK})?){_BLANKS}"
+)
 
 #: Cyrillic and Greek lower-case letters drawn identically to a Latin letter, in both
 #: cases (а/А, о/О, ...). Applied after case folding, so the table is lower case only.
@@ -129,8 +153,11 @@ _CONFUSABLES = str.maketrans(
 )  # fmt: skip
 
 _ASCII_OR_CLUSTER_RE = re.compile(
-    # an ASCII run not followed by a combining mark, else one character with its marks
-    rf"[\x00-\x7f]+(?![{_MARKS}])|[\s\S][{_MARKS}]*"
+    # a run of superscript or subscript digits (with a sign) first: NFKC would make
+    # '10⁶' read '106'; then an ASCII run not followed by a combining mark, else one
+    # character with its marks
+    r"(?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?P<sub>[₊₋]?[₀₁₂₃₄₅₆₇₈₉]+)"
+    rf"|[\x00-\x7f]+(?![{_MARKS}])|[\s\S][{_MARKS}]*"
 )
 
 
@@ -207,6 +234,17 @@ def _normalized_string(text: str) -> tuple[str, array | None, array | None]:
         for m in _ASCII_OR_CLUSTER_RE.finditer(text, lo, hi):
             s, e = m.span()
             piece = m.group()
+            if m.lastgroup == "sup":  # an exponent: '⁻³' -> '^-3' (docs/audit-rules.md, "Numbers")
+                folded = "^" + piece.translate(_SUPERSCRIPTS)
+            elif m.lastgroup == "sub":  # a subscript: '₁' -> '_1'
+                folded = "_" + piece.translate(_SUBSCRIPTS)
+            else:
+                folded = None
+            if folded is not None:
+                parts.append(folded)
+                src_start.extend([s] * len(folded))
+                src_end.extend([e] * len(folded))
+                continue
             if piece.isascii():
                 parts.append(piece.lower())
                 src_start.extend(range(s, e))
@@ -235,13 +273,14 @@ def normalize_text(text: str) -> NormalizedText:
     ends: list[int] = []
     norm_start_to_index: dict[int, int] = {}
     norm_end_to_index: dict[int, int] = {}
+    respell = src_start is not None  # the respelled characters are not ASCII
     for m in _TOKEN_RE.finditer(norm):
         tok = m.group()
         kind = m.lastgroup
         if kind == "sym":
             tok = _SYMBOL_SPELLINGS.get(tok, tok)
-        elif kind == "word" and tok[0] in _MINUS_CHARS:
-            tok = _SIGN_RE.sub("-", tok)
+        elif respell and kind == "word" and not _RESPELLED_CHARS.isdisjoint(tok):
+            tok = tok.translate(_WORD_SPELLINGS)
         s, e = m.span()
         norm_start_to_index[s] = len(tokens)
         norm_end_to_index[e] = len(tokens)
@@ -267,6 +306,38 @@ def normalize_text(text: str) -> NormalizedText:
     )
 
 
-_MINUS_CHARS = frozenset("-\u2010\u2011\u2012\u2013\u2212\ufe63")
+_RESPELLED_CHARS = frozenset("\u2010\u2011\u2012\u2013\u2212\ufe63\u2019")
+#: One spelling of a sign (also an exponent's) and of an apostrophe between digits.
+_WORD_SPELLINGS = str.maketrans({**dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\ufe63", "-"), "\u2019": "'"})
 
 assert sys.maxunicode >= 0x10FFFF  # noqa: S101 - the no-space ranges need wide strings
+
+
+#: A joined-word reading of line-end-hyphen parts: ``(token id of the joined word,
+#: position after its last part)``.
+JoinedWord = tuple[int, int]
+
+
+def joined_word_alternatives(
+    tokens: list[str] | tuple[str, ...], joins: Iterable[int], token_id: Callable[[str], int]
+) -> dict[int, tuple[JoinedWord, ...]]:
+    """Joined-word readings: for each chain of :attr:`NormalizedText.joins`, every run of >= 2 parts as one word.
+
+    Returns position -> alternatives (ascending end). ``token_id`` maps a word to its
+    id; a negative id (a word nobody has) is left out.
+    """
+    joinset = set(joins)
+    alternatives: dict[int, tuple[JoinedWord, ...]] = {}
+    for first in sorted(joinset):
+        readings: list[JoinedWord] = []
+        word = tokens[first]
+        last = first
+        while last in joinset and last + 1 < len(tokens):
+            word += tokens[last + 1]
+            last += 1
+            word_id = token_id(word)
+            if word_id >= 0:
+                readings.append((word_id, last + 1))
+        if readings:
+            alternatives[first] = tuple(readings)
+    return alternatives

@@ -487,18 +487,25 @@ def run_audit(
     scheduler: str | None = None,
     partition_rows: int = 10_000,
     progress: bool = False,
+    diagnose: bool = True,
 ) -> AuditRun:
     """Audit a citation table against a corpus file, a pinned manifest or a folder of pages (exactly one).
 
     ``corpus_glob`` selects the folder's files (default every file, ``io.documents.DEFAULT_GLOB``).
-    Raises ``IngestionError`` when the corpus, manifest, a source, a folder's document or the citation
-    table is refused; ``ValueError`` when not exactly one document source is given.
+    ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same either way; see
+    docs/audit-rules.md, "Diagnosis"). Raises ``IngestionError`` when the corpus, manifest, a source, a folder's
+    document or the citation table is refused; ``ValueError`` when not exactly one document source is given.
     """
     sources = {"corpus": corpus_path, "manifest": manifest_path, "folder": corpus_dir}
     given = [name for name, value in sources.items() if value is not None]
     if len(given) != 1:
         raise ValueError("give exactly one of corpus_path, manifest_path and corpus_dir")
-    inputs: dict = {"citations_path": str(citations_path), "min_tokens": min_tokens, "window_chars": window_chars}
+    inputs: dict = {
+        "citations_path": str(citations_path),
+        "min_tokens": min_tokens,
+        "window_chars": window_chars,
+        "diagnose": diagnose,
+    }
     if corpus_path is not None:
         inputs["corpus_path"] = str(corpus_path)
     elif corpus_dir is not None:
@@ -535,14 +542,18 @@ def audit_rows(run: AuditRun) -> list[dict]:
 
     For a folder corpus each row also has ``extractors``: ``{doc_id: extractor}`` for the cited document
     (when it is in the corpus) and every document in ``matched_doc_ids``, the documents its spans point into.
+    A row with a diagnosis ends with a ``diagnosis`` field; other rows have none.
     """
-    columns = list(audit_stages.AUDIT_COLUMNS)
+    columns = list(audit_stages.audit_columns(run.results))
+    diagnoses = run.results.get(audit_stages.DIAGNOSIS_COLUMN, pd.Series([None] * len(run.results)))
     rows = []
-    for values in run.results[columns].itertuples(index=False, name=None):
+    for values, diagnosis in zip(run.results[columns].itertuples(index=False, name=None), diagnoses):
         row = dict(zip(columns, values))
         row["model_calls"] = int(row["model_calls"])
         if run.extractors is not None:
             cited = [row["doc_id"]] if row["doc_id"] in run.extractors else []
             row["extractors"] = {d: run.extractors[d] for d in [*cited, *row["matched_doc_ids"]]}
+        if diagnosis is not None:
+            row[audit_stages.DIAGNOSIS_COLUMN] = diagnosis
         rows.append(row)
     return rows
