@@ -253,7 +253,10 @@ def stream_gate(
     Raises ``IngestionError`` for a refused case table, manifest, source or schema (in
     that order, as a whole-table run), before anything is written; ``OutputError``
     when the output cannot be written; ``ValueError`` for an unknown executor or
-    ``chunk_rows`` < 1. Nothing is written unless every chunk is decided.
+    ``chunk_rows`` < 1. Nothing is written unless every chunk is decided. The garbage
+    collector is paused for the run and collects once per chunk, with the long-lived
+    values frozen (``gc.freeze``; ``gc.unfreeze`` at the end also unfreezes whatever a
+    caller had frozen).
     """
     drivers.check_executor(settings.executor)
     with drivers.gc_paused():  # raw rows are long-lived containers: no collector passes while they are read
