@@ -32,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from claimgate.audit.alignment_diff import PassageIndex  # noqa: E402
+from claimgate.audit.diagnosis import citation_diagnosis  # noqa: E402
 from claimgate.audit.quotes import NEGATION_WORDS, audit_quote, build_corpus_index  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared/bench/arxiv_abstracts.json"
@@ -227,6 +229,8 @@ def main() -> int:
     cases = build_cases(docs)
     stats: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     squashed = {d: squash(t) for d, t in docs.items()}
+    passages = PassageIndex(index)
+    t_diagnose = 0.0
     t0 = time.perf_counter()
     for case in cases:
         st = stats[case["mode"]]
@@ -240,14 +244,21 @@ def main() -> int:
         st["reason:" + r["reason"]] += 1
         if case["mode"] == "misattributed" and r["verdict"] == "misattributed" and case["true"] in r["matched_doc_ids"]:
             st["named_true_source"] += 1
-    t_audit = time.perf_counter() - t0
+        if case["kind"] == "bad":
+            t1 = time.perf_counter()
+            diagnosis = citation_diagnosis(case["quote"], case["cited"], r, passages)
+            t_diagnose += time.perf_counter() - t1
+            if diagnosis is not None:
+                st["kind:" + diagnosis["kind"]] += 1
+    t_audit = time.perf_counter() - t0 - t_diagnose
 
     print(
         f"corpus: {len(docs)} abstracts, {sum(map(len, docs.values())):,} characters; "
-        f"index built in {t_build:.2f} s; {sum(s['n'] for s in stats.values())} cases audited in {t_audit:.2f} s\n"
+        f"index built in {t_build:.2f} s; {sum(s['n'] for s in stats.values())} cases audited in {t_audit:.2f} s; "
+        f"rejected bad cases diagnosed in {t_diagnose:.2f} s\n"
     )
-    print("| mode | kind | n | found | rate | main verdict/reason of the others | dropped |")
-    print("|---|---|---:|---:|---:|---|---:|")
+    print("| mode | kind | n | found | rate | main verdict/reason of the others | diagnosis kinds | dropped |")
+    print("|---|---|---:|---:|---:|---|---|---:|")
     tot = {"honest": [0, 0], "bad": [0, 0]}
     for kind, modes in (("honest", HONEST), ("bad", BAD)):
         for mode in modes:
@@ -268,7 +279,9 @@ def main() -> int:
             note = ", ".join(f"{r} {v}" for v, r in reasons[:2])
             if mode == "misattributed":
                 note += f"; true source named in {st['named_true_source']}/{n}"
-            print(f"| {mode} | {kind} | {n} | {found} | {rate} | {note} | {st['dropped']} |")
+            kinds = sorted(((v, k[5:]) for k, v in st.items() if k.startswith("kind:")), key=lambda x: (-x[0], x[1]))
+            diagnosed = ", ".join(f"{k} {v}" for v, k in kinds) or "-"
+            print(f"| {mode} | {kind} | {n} | {found} | {rate} | {note} | {diagnosed} | {st['dropped']} |")
     hn, hfp = tot["honest"]
     bn, bdet = tot["bad"]
     print()

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from claimgate.audit.stages import audit_columns
+from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.gate.reference import decide_case
@@ -315,19 +315,22 @@ class Audit:
         *,
         min_tokens: int = 4,
         window_chars: int = 2000,
+        diagnose: bool = True,
     ) -> pd.DataFrame:
         """Audit citations against the corpus; one row per citation, in input order.
 
         ``citations`` is a list of ``{citation_id, doc_id, quote[, claim]}`` dicts or a frame with those
         columns. ``judge`` is an optional ``llm_call(system, user) -> str``, called for ``found`` quotes
-        only and failing closed (see the README's citation audit). Returns the audit's rows with exactly
+        only and failing closed (see the README's citation audit). Returns the audit's rows with
         ``audit.stages.audit_columns``: ``citation_id``, ``doc_id`` (object), ``verdict``, ``reason``,
         ``gate_verdict`` (str), ``match_kind`` (str or None), ``matched_doc_ids`` (list of str), ``spans``
         (list of dicts, offsets in characters of ``documents``, lines 1-based), ``elided`` (only with a
-        judge: what each ellipsis left out, as spans), ``judge`` (dict or None), ``model_calls`` (int64).
+        judge: what each ellipsis left out, as spans), ``judge`` (dict or None), ``model_calls`` (int64);
+        with ``diagnose`` (the default) then ``diagnosis`` (object: the near-miss diagnosis of a rejected
+        citation, else None; see docs/audit-rules.md, "Diagnosis"). Verdicts are the same either way.
         A bad row is ``invalid_citation``; nothing is raised for one row.
         """
-        inputs: dict = {"min_tokens": min_tokens, "window_chars": window_chars}
+        inputs: dict = {"min_tokens": min_tokens, "window_chars": window_chars, "diagnose": diagnose}
         if judge is not None:
             inputs["llm_call"] = judge
         overrides = {
@@ -336,4 +339,5 @@ class Audit:
             "citation_rows": citation_table_frame(_rows(citations)),
         }
         results = self._driver.execute(["audit_results"], inputs=inputs, overrides=overrides)["audit_results"]
-        return results[list(audit_columns(results))].reset_index(drop=True)
+        columns = list(audit_columns(results))
+        return results[[*columns, DIAGNOSIS_COLUMN] if diagnose else columns].reset_index(drop=True)

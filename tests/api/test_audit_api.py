@@ -26,10 +26,16 @@ def test_check_equals_the_audit_command_rows_with_the_judge():
     standin_judge.reset()
     expected = drivers.audit_rows(drivers.run_audit(CITATIONS, corpus_path=CORPUS, llm_call=standin_judge.judge))
     rows = Audit.from_corpus(CORPUS).check(citations(), judge=standin_judge.judge)
-    assert list(rows.columns) == list(JUDGED_AUDIT_COLUMNS)  # with a judge, what ellipses left out is recorded
+    assert list(rows.columns) == [*JUDGED_AUDIT_COLUMNS, "diagnosis"]  # with a judge, elided is recorded
     assert rows["model_calls"].dtype == "int64"
     got = [{**r, "model_calls": int(r["model_calls"])} for r in rows.to_dict("records")]
+    for row in got:  # the command line's rows carry a diagnosis only where there is one
+        if row["diagnosis"] is None:
+            del row["diagnosis"]
     assert json.dumps(got) == json.dumps(expected)
+    plain = Audit.from_corpus(CORPUS).check(citations(), judge=standin_judge.judge, diagnose=False)
+    assert list(plain.columns) == list(JUDGED_AUDIT_COLUMNS)
+    pd.testing.assert_frame_equal(plain, rows[list(JUDGED_AUDIT_COLUMNS)])
 
 
 def test_dict_and_file_corpora_give_the_same_rows():

@@ -213,7 +213,7 @@ def test_empty_audit_csv_still_has_its_header(tmp_path):
         )
         == 0
     )
-    assert out.read_text() == ",".join(audit_cli.AUDIT_COLUMNS) + "\n"
+    assert out.read_text() == ",".join([*audit_cli.AUDIT_COLUMNS, "diagnosis"]) + "\n"
 
 
 @pytest.mark.parametrize("failure", [SystemExit(0), GeneratorExit()])

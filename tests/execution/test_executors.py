@@ -45,7 +45,10 @@ def table(tmp_path_factory):
     return manifest, cases, local, folder
 
 
-@pytest.mark.parametrize("executor", ["dask", "multiprocessing"])
+NEEDS_RAY = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="the optional ray extra")
+
+
+@pytest.mark.parametrize("executor", ["dask", "multiprocessing", pytest.param("ray", marks=NEEDS_RAY)])
 def test_partitioned_run_writes_the_local_bytes(table, executor):
     manifest, cases, local, folder = table
     run = drivers.run_gate(manifest, cases, executor=executor, partition_rows=70)  # 5 partitions, last short

@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from claimgate.execution import signals
@@ -14,6 +17,7 @@ from claimgate.execution import signals
 def handlers():
     saved = {signum: signal.getsignal(signum) for signum in signals.TERMINATION_SIGNALS}
     yield
+    signals.disarm_exit_deadline()  # this process goes on after the signal it sent itself
     for signum, handler in saved.items():
         signal.signal(signum, handler)
 
@@ -58,3 +62,39 @@ def test_a_signal_the_parent_ignored_stays_ignored(handlers):
     signals.install_termination_handlers()
     assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     assert signal.getsignal(signal.SIGTERM) is signals._raise_terminated
+
+
+def test_a_clean_up_that_hangs_is_ended_after_the_grace_period():
+    # A clean-up blocked on a worker pool or a cluster must not keep a terminated run alive.
+    script = (
+        "import os, signal, time\n"
+        "from claimgate.execution import signals\n"
+        "signals.TERMINATION_GRACE_SECONDS = 0.5\n"
+        "signals.install_termination_handlers()\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(60)\n"
+        "except signals.Terminated:\n"
+        "    time.sleep(60)  # the clean-up hangs\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50)
+    assert done.returncode == 143
+    assert time.monotonic() - started < 30
+    assert "clean-up took over" in done.stderr
+
+
+def test_a_run_that_cleans_up_in_time_keeps_its_own_status():
+    script = (
+        "import os, signal, sys\n"
+        "from claimgate.execution import signals\n"
+        "signals.install_termination_handlers()\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    while True: pass\n"
+        "except signals.Terminated as exc:\n"
+        "    sys.exit(signals.interrupted_status(exc))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50)
+    assert done.returncode == 143
+    assert done.stderr == "error: interrupted by SIGTERM; no partial output was left\n"

@@ -11,7 +11,10 @@ one, let an ellipsis hide a negation, or pass a rejected citation to the judge.
 
 Nodes: ``citation_table → normalized_sources → citation_matches → judged_citations →
 audit_result``. Each document is normalized once per run, into an index that finds
-quotes in *other* documents without scanning them (``quotes.CorpusIndex``).
+quotes in *other* documents without scanning them (``quotes.CorpusIndex``). Beside
+the judge, ``citation_diagnoses`` explains every rejected citation (nearest passage,
+edits, kind; see docs/audit-rules.md, "Diagnosis"): it reads the gate's outcome and never
+changes a verdict.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ import sys
 from collections.abc import Callable
 
 import pandas as pd
-from tqdm import tqdm
 
+from claimgate.audit.alignment_diff import PassageIndex
+from claimgate.audit.diagnosis import citation_diagnosis
 from claimgate.audit.index_cache import cached_corpus_index
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
@@ -41,10 +45,12 @@ AUDIT_COLUMNS = (
 )
 #: Columns when a judge is configured: ``elided`` (what each ellipsis left out) follows ``spans``.
 JUDGED_AUDIT_COLUMNS = (*AUDIT_COLUMNS[:8], "elided", *AUDIT_COLUMNS[8:])
+#: Column added after the others: the near-miss diagnosis of a rejected citation (dict or None).
+DIAGNOSIS_COLUMN = "diagnosis"
 
 
 def audit_columns(frame: pd.DataFrame) -> tuple[str, ...]:
-    """The output columns of an audit frame: with ``elided`` only when the run recorded it."""
+    """The output columns of an audit frame: with ``elided`` only when the run recorded it (no ``diagnosis``)."""
     return JUDGED_AUDIT_COLUMNS if "elided" in frame.columns else AUDIT_COLUMNS
 
 
@@ -82,6 +88,8 @@ def citation_matches(
     docs/audit-rules.md, "Ellipses and brackets"); without one the column is absent,
     so default outputs keep their shape.
     """
+    from tqdm import tqdm  # imported when an audit runs: a gate run never needs it
+
     report_elided = llm_call is not None
     outcomes = []
     rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), citation_table["citation_problem"])
@@ -119,6 +127,35 @@ def citation_matches(
     return frame.astype({"gate_verdict": "str", "reason": "str"})
 
 
+def citation_diagnoses(
+    citation_matches: pd.DataFrame, normalized_sources: CorpusIndex, window_chars: int = 2000, diagnose: bool = True
+) -> pd.Series:
+    """The near-miss diagnosis of every citation (object Series on ``citation_matches``' index).
+
+    ``diagnosis.citation_diagnosis`` of each row's quote, cited doc_id and gate
+    outcome: a dict for ``not_found`` and ``misattributed`` rows (and
+    ``insufficient_quote`` rows with a near, differing passage), ``None`` otherwise and
+    for every row when ``diagnose`` is False. Reads the gate's columns
+    (``gate_verdict``, ``reason``, ``matched_doc_ids``) and changes none of them. One
+    ``PassageIndex`` per call (per run, or per partition), built lazily per cited
+    document, so an executor ships the corpus index once.
+    """
+    values: list[dict | None] = [None] * len(citation_matches)
+    if diagnose:
+        passages = PassageIndex(normalized_sources)
+        rows = zip(
+            citation_matches["quote"],
+            citation_matches["doc_id"],
+            citation_matches["gate_verdict"],
+            citation_matches["reason"],
+            citation_matches["matched_doc_ids"],
+        )
+        for i, (quote, doc_id, verdict, reason, matched) in enumerate(rows):
+            match = {"verdict": verdict, "reason": reason, "matched_doc_ids": matched}
+            values[i] = citation_diagnosis(quote, doc_id, match, passages, window_chars=window_chars)
+    return pd.Series(values, dtype=object, index=citation_matches.index)
+
+
 def judged_citations(
     citation_matches: pd.DataFrame, source_documents: dict, llm_call: Callable | None = None
 ) -> pd.DataFrame:
@@ -145,14 +182,16 @@ def judged_citations(
     return frame
 
 
-def audit_result(judged_citations: pd.DataFrame) -> pd.DataFrame:
-    """One output row per citation, in citation-table order, with ``AUDIT_COLUMNS`` (see :func:`audit_columns`).
+def audit_result(judged_citations: pd.DataFrame, citation_diagnoses: pd.Series) -> pd.DataFrame:
+    """One output row per citation, in citation-table order: ``position``, :func:`audit_columns`, ``diagnosis``.
 
-    ``verdict`` is the judge's label where the judge ran, else the gate's verdict.
+    ``verdict`` is the judge's label where the judge ran, else the gate's verdict;
+    ``diagnosis`` (object: dict or None) comes from ``citation_diagnoses``.
     """
     frame = judged_citations.copy()
     frame["verdict"] = [
         judgment["verdict"] if judgment is not None else verdict
         for judgment, verdict in zip(frame["judge"], frame["gate_verdict"])
     ]
-    return frame[["position", *audit_columns(frame)]].reset_index(drop=True)
+    frame[DIAGNOSIS_COLUMN] = citation_diagnoses
+    return frame[["position", *audit_columns(frame), DIAGNOSIS_COLUMN]].reset_index(drop=True)

@@ -17,8 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.audit import standin_judge
+from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
 from claimgate.audit.judge import load_judge
-from claimgate.audit.stages import AUDIT_COLUMNS
+from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
 from claimgate.cli.options import Command, add_execution, check_execution_options, progress_enabled
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
@@ -31,11 +32,13 @@ AUDIT_OUTPUTS = (".jsonl", ".json", ".csv")
 REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citation")
 
 
-def write_audit_output(path: Path, rows: list[dict]) -> None:
+def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> None:
     """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
 
     In CSV, ``matched_doc_ids``, ``spans``, ``elided`` (only with a judge), ``judge`` (and ``extractors`` for a
-    folder corpus) are JSON text cells.
+    folder corpus) and ``diagnosis`` are JSON text cells (``null`` where a row has no diagnosis); the
+    ``diagnosis`` column is written when ``diagnosis`` is True (the run diagnosed), so the header does not
+    depend on which rows were rejected.
     """
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
@@ -43,9 +46,13 @@ def write_audit_output(path: Path, rows: list[dict]) -> None:
     elif suffix == ".json":
         write_json(path, rows)
     elif suffix == ".csv":
-        columns = list(rows[0]) if rows else list(AUDIT_COLUMNS)  # the header is written even with no row
-        frame = pd.DataFrame(rows, columns=columns)
-        for column in ("matched_doc_ids", "spans", "elided", "judge", "extractors"):
+        columns = [c for c in rows[0] if c != DIAGNOSIS_COLUMN] if rows else list(AUDIT_COLUMNS)
+        if diagnosis:
+            columns.append(DIAGNOSIS_COLUMN)
+        frame = pd.DataFrame(rows, columns=columns)  # the header is written even with no row
+        if diagnosis:
+            frame[DIAGNOSIS_COLUMN] = [r.get(DIAGNOSIS_COLUMN) for r in rows]  # None, not NaN, where absent
+        for column in ("matched_doc_ids", "spans", "elided", "judge", "extractors", DIAGNOSIS_COLUMN):
             if column in frame:
                 frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
         write_csv(path, frame)
@@ -75,6 +82,16 @@ def free_and_paid(rows: list[dict]) -> tuple[int, int]:
     """(citations rejected without a model call, citations that reached the model)."""
     rejected = sum(1 for r in rows if r["gate_verdict"] in REJECTED)
     return rejected, sum(r["model_calls"] for r in rows)
+
+
+def diagnosis_counts(rows: list[dict]) -> str:
+    """Readable table of rejected citations by diagnosis kind (kinds in decision order, empty kinds left out)."""
+    counts = {kind: 0 for kind in DIAGNOSIS_KINDS}
+    for row in rows:
+        if row.get(DIAGNOSIS_COLUMN) is not None:
+            counts[row[DIAGNOSIS_COLUMN]["kind"]] += 1
+    body = [[kind, str(n)] for kind, n in counts.items() if n]
+    return drivers.text_table(body, ["diagnosis", "citations"])
 
 
 @contextlib.contextmanager
@@ -112,6 +129,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-tokens", type=int, default=4, help="shortest quote in normalized tokens (default 4)")
     parser.add_argument(
         "--window-chars", type=int, default=2000, help="largest span of an elided quote in characters (default 2000)"
+    )
+    parser.add_argument(
+        "--no-diagnose",
+        action="store_true",
+        help="leave out the near-miss diagnosis of rejected citations (verdicts are the same)",
     )
     parser.add_argument(
         "--cache",
@@ -154,9 +176,10 @@ def run_audit_command(args: argparse.Namespace) -> int:
         partition_rows=args.partition_rows,
         progress=progress_enabled(args),
         cache_dir=args.cache,
+        diagnose=not args.no_diagnose,
     )
     rows = drivers.audit_rows(run)
-    write_audit_output(output, rows)
+    write_audit_output(output, rows, diagnosis=not args.no_diagnose)
     if not args.quiet:
         if len(rows) <= 50:
             print(verdict_table(rows))
@@ -164,6 +187,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
         print(counts.to_string(index=False))
         rejected, paid = free_and_paid(rows)
         print(f"{rejected} rejected for free, {paid} reached the model")
+        if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):
+            print(diagnosis_counts(rows))
         print(f"wrote {output}")
     return 0
 

@@ -111,30 +111,54 @@ def run(args: argparse.Namespace) -> int:
     check_execution_options(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
     check_outputs([output], {**inputs, **pinned_paths(args.manifest)})
-    run = drivers.run_gate(
-        args.manifest,
-        args.cases,
-        args.schema,
-        max_source_bytes=args.max_source_bytes,
-        max_corpus_bytes=args.max_corpus_bytes,
-        executor=args.executor,
-        scheduler=args.scheduler,
-        partition_rows=args.partition_rows,
-        progress=progress_enabled(args),
-    )
-    # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
-    with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
-        notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
-        document = drivers.gate_document(run, fixture_kind="user-supplied")
-        write_gate_output(output, run, document)
-        stage.commit()
-        notes = [stage.final_text(note) for note in notes]
-    if not args.quiet:
-        if len(run.results) <= 50:
-            print(drivers.summary_table(run))
+    notes: list[str] = []
+    if output.suffix.lower() == ".jsonl" and not args.pictures:
+        # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
+        from claimgate.execution import streaming
+
+        settings = streaming.StreamSettings(
+            chunk_rows=args.partition_rows if args.executor != "local" else streaming.LOCAL_CHUNK_ROWS,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            progress=progress_enabled(args),
+            quiet=not getattr(args, "debug", False),  # Ray's own log lines only with --debug
+        )
+        run = streaming.stream_gate(
+            args.manifest,
+            args.cases,
+            output,
+            args.schema,
+            max_source_bytes=args.max_source_bytes,
+            max_corpus_bytes=args.max_corpus_bytes,
+            settings=settings,
+        )
+        cases, counts, ignored = run.cases, run.status_counts(), drivers.ignored_lines(run)
+    else:
+        run = drivers.run_gate(
+            args.manifest,
+            args.cases,
+            args.schema,
+            max_source_bytes=args.max_source_bytes,
+            max_corpus_bytes=args.max_corpus_bytes,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            partition_rows=args.partition_rows,
+            progress=progress_enabled(args),
+        )
+        # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
+        with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
+            notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
+            document = drivers.gate_document(run, fixture_kind="user-supplied")
+            write_gate_output(output, run, document)
+            stage.commit()
+            notes = [stage.final_text(note) for note in notes]
+        cases, ignored = len(run.results), document.get("ignored_directive_lines")
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
+    if not args.quiet:
+        if cases <= 50:
+            print(drivers.summary_table(run))
         print(counts.to_string(index=False))
-        for line in ignored_lines_report(document):
+        for line in ignored_lines_report({"ignored_directive_lines": ignored}):
             print(line)
         print(f"wrote {output}")
     for note in notes:

@@ -12,6 +12,7 @@ import gc
 import importlib.util
 import logging
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 from hamilton import driver, lifecycle
 
-import claimgate  # noqa: F401  (sets the telemetry variable before Hamilton loads plugins)
+import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
 from claimgate.audit import batching as audit_batching
 from claimgate.audit import loading as audit_loading
 from claimgate.audit import stages as audit_stages
@@ -78,17 +79,86 @@ def gc_paused() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def task_executor(executor: str, scheduler: str | None = None, workers: int = 2) -> Iterator[object | None]:
+def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[object]:
+    """A ``dask.distributed.Client``, closed on exit (with its cluster when it made one), also when interrupted.
+
+    Connects to ``scheduler`` (an address such as ``tcp://host:8786``) or, without
+    one, to a ``LocalCluster`` of ``workers`` single-threaded processes with no
+    dashboard and Dask's logs at ERROR. Raises ``UsageError`` when the scheduler
+    cannot be reached.
+    """
+    from dask.distributed import Client, LocalCluster
+
+    client = cluster = None
+    try:
+        # A SIGTERM while the cluster starts is held until it is up, then ends the run here,
+        # where ``finally`` closes it (a half-built cluster cannot be closed).
+        with signals.deferred_termination():
+            if scheduler:
+                try:
+                    client = Client(scheduler, timeout="15s")
+                except (OSError, TimeoutError) as exc:
+                    raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+            else:
+                with warnings.catch_warnings():
+                    # Another cluster on this machine holds port 8787: Dask picks another and says so.
+                    warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+                    cluster = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                client = Client(cluster)
+        yield client
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def ray_init_config(scheduler: str | None = None, quiet: bool = True) -> dict:
+    """Keyword arguments for ``ray.init``: no dashboard, and with ``quiet`` no Ray log lines on the console.
+
+    Ray's usage reporting is off for the whole process (``RAY_USAGE_STATS_ENABLED=0``,
+    set by ``import claimgate``). With ``quiet``, Ray logs at ERROR and its workers'
+    output is not forwarded to the driver's console.
+    """
+    config: dict = {"include_dashboard": False}
+    if scheduler:
+        config["address"] = scheduler
+    if quiet:
+        config.update(logging_level=logging.ERROR, log_to_driver=False)
+    return config
+
+
+@contextlib.contextmanager
+def ray_session(scheduler: str | None = None, quiet: bool = True) -> Iterator[None]:
+    """``ray.init`` (``ray_init_config``) on entry and ``ray.shutdown`` on exit."""
+    import ray
+
+    ray.init(**ray_init_config(scheduler, quiet))
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@contextlib.contextmanager
+def task_executor(
+    executor: str, scheduler: str | None = None, workers: int = 2, quiet: bool = True
+) -> Iterator[object | None]:
     """A Hamilton task executor for ``executor`` (``None`` for ``local``), closed on exit.
 
     ``multiprocessing`` workers die with this process, even by ``SIGKILL``, and are
-    terminated when the block ends (``execution.workers``). ``dask`` connects a
-    ``dask.distributed.Client`` to ``scheduler`` (an address such as ``tcp://host:8786``)
-    or, without one, to a ``LocalCluster`` of ``workers`` single-threaded processes with
-    no dashboard; both are closed on exit, also when the run is interrupted (Dask's
-    own worker processes exit when their parent dies). ``ray``
-    needs the optional ``ray`` extra. Raises ``ValueError`` for an unknown name or a
-    missing extra (``check_executor``), before anything is started.
+    terminated when the block ends (``execution.workers``). ``dask`` runs on a
+    ``dask_client``. ``ray`` needs the optional ``ray`` extra and starts Ray with
+    ``ray_init_config`` (``quiet``: no Ray log lines). Each plugin module
+    (``hamilton.plugins.h_dask``, ``h_ray``) is imported here, explicitly: claimgate
+    turns Hamilton's extension autoloading off. Raises ``ValueError`` for an unknown
+    name or a missing extra (``check_executor``), before anything is started.
     """
     check_executor(executor)
     if executor == "local":
@@ -100,38 +170,14 @@ def task_executor(executor: str, scheduler: str | None = None, workers: int = 2)
         finally:  # a run that ended early (an error, Ctrl-C, SIGTERM) stops its workers now
             workers_module.shutdown_pool(pool)
     elif executor == "dask":
-        from dask.distributed import Client, LocalCluster
         from hamilton.plugins.h_dask import DaskExecutor
 
-        client = cluster = None
-        try:
-            # A SIGTERM while the cluster starts is held until it is up, then ends the run here,
-            # where ``finally`` closes it (a half-built cluster cannot be closed).
-            with signals.deferred_termination():
-                if scheduler:
-                    try:
-                        client = Client(scheduler, timeout="15s")
-                    except (OSError, TimeoutError) as exc:
-                        raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-                else:
-                    cluster = LocalCluster(
-                        n_workers=workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        silence_logs=logging.ERROR,
-                    )
-                    client = Client(cluster)
+        with dask_client(scheduler, workers) as client:
             yield DaskExecutor(client=client)
-        finally:
-            if client is not None:
-                client.close()
-            if cluster is not None:
-                cluster.close()
     else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself
         from hamilton.plugins.h_ray import RayTaskExecutor
 
-        yield RayTaskExecutor(ray_init_config={"address": scheduler} if scheduler else None)
+        yield RayTaskExecutor(ray_init_config=ray_init_config(scheduler, quiet))
 
 
 class ProgressBar(
@@ -441,20 +487,27 @@ def run_audit(
     scheduler: str | None = None,
     partition_rows: int = 10_000,
     progress: bool = False,
+    diagnose: bool = True,
     cache_dir: str | Path | None = None,
 ) -> AuditRun:
     """Audit a citation table against a corpus file, a pinned manifest or a folder of pages (exactly one).
 
     ``corpus_glob`` selects the folder's files (default every file, ``io.documents.DEFAULT_GLOB``).
-    ``cache_dir`` keeps the corpus index on disk between runs (``audit.index_cache``).
-    Raises ``IngestionError`` when the corpus, manifest, a source, a folder's document or the citation
-    table is refused; ``ValueError`` when not exactly one document source is given.
+    ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same either way; see
+    docs/audit-rules.md, "Diagnosis"). ``cache_dir`` keeps the corpus index on disk between runs
+    (``audit.index_cache``). Raises ``IngestionError`` when the corpus, manifest, a source, a folder's
+    document or the citation table is refused; ``ValueError`` when not exactly one document source is given.
     """
     sources = {"corpus": corpus_path, "manifest": manifest_path, "folder": corpus_dir}
     given = [name for name, value in sources.items() if value is not None]
     if len(given) != 1:
         raise ValueError("give exactly one of corpus_path, manifest_path and corpus_dir")
-    inputs: dict = {"citations_path": str(citations_path), "min_tokens": min_tokens, "window_chars": window_chars}
+    inputs: dict = {
+        "citations_path": str(citations_path),
+        "min_tokens": min_tokens,
+        "window_chars": window_chars,
+        "diagnose": diagnose,
+    }
     if corpus_path is not None:
         inputs["corpus_path"] = str(corpus_path)
     elif corpus_dir is not None:
@@ -493,14 +546,18 @@ def audit_rows(run: AuditRun) -> list[dict]:
 
     For a folder corpus each row also has ``extractors``: ``{doc_id: extractor}`` for the cited document
     (when it is in the corpus) and every document in ``matched_doc_ids``, the documents its spans point into.
+    A row with a diagnosis ends with a ``diagnosis`` field; other rows have none.
     """
     columns = list(audit_stages.audit_columns(run.results))
+    diagnoses = run.results.get(audit_stages.DIAGNOSIS_COLUMN, pd.Series([None] * len(run.results)))
     rows = []
-    for values in run.results[columns].itertuples(index=False, name=None):
+    for values, diagnosis in zip(run.results[columns].itertuples(index=False, name=None), diagnoses):
         row = dict(zip(columns, values))
         row["model_calls"] = int(row["model_calls"])
         if run.extractors is not None:
             cited = [row["doc_id"]] if row["doc_id"] in run.extractors else []
             row["extractors"] = {d: run.extractors[d] for d in [*cited, *row["matched_doc_ids"]]}
+        if diagnosis is not None:
+            row[audit_stages.DIAGNOSIS_COLUMN] = diagnosis
         rows.append(row)
     return rows

@@ -14,6 +14,7 @@ what it left (``io.atomic.remove_stale_temporaries``).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -32,6 +33,14 @@ class Terminated(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
 
 
+#: Seconds the clean-up of a terminated run may take before the process exits anyway (``os._exit``).
+#: A clean-up that waits on a worker pool or a cluster half-way through start-up can block; a
+#: supervisor that sent SIGTERM expects the process to end. What such an exit leaves (a locked
+#: temporary) is removed by the next run of the same output (``io.atomic.remove_stale_temporaries``).
+TERMINATION_GRACE_SECONDS = 20.0
+
+_exit_deadline: dict = {"timer": None}
+
 #: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
 _deferral: dict = {"depth": 0, "pending": None}
 
@@ -41,10 +50,38 @@ def _raise_terminated(signum: int, frame: object) -> None:
     # supervisors repeat it) must not interrupt the clean-up of the first.
     for other in TERMINATION_SIGNALS:
         signal.signal(other, signal.SIG_IGN)
+    _arm_exit_deadline(signum)
     if _deferral["depth"]:
         _deferral["pending"] = signum
         return
     raise Terminated(signum)
+
+
+def _arm_exit_deadline(signum: int) -> None:
+    """Exit with ``128 + signum`` after ``TERMINATION_GRACE_SECONDS`` if the clean-up has not ended the run."""
+
+    def force_exit() -> None:
+        print(
+            f"error: interrupted by {signal.Signals(signum).name}; clean-up took over "
+            f"{TERMINATION_GRACE_SECONDS:.0f} s, exiting (the next run removes any temporary left)",
+            file=sys.stderr,
+            flush=True,
+        )
+        os._exit(128 + signum)
+
+    if _exit_deadline["timer"] is not None:
+        return
+    timer = threading.Timer(TERMINATION_GRACE_SECONDS, force_exit)
+    timer.daemon = True  # a run that ends in time exits without waiting for it
+    _exit_deadline["timer"] = timer
+    timer.start()
+
+
+def disarm_exit_deadline() -> None:
+    """Cancel the forced exit armed by a termination signal (for callers that go on after handling it)."""
+    timer, _exit_deadline["timer"] = _exit_deadline["timer"], None
+    if timer is not None:
+        timer.cancel()
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 
 import orjson
@@ -40,6 +40,21 @@ def _jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
         yield number, line[:-1] if line.endswith("\r") else line
 
 
+def iter_jsonl_rows(lines: Iterable[tuple[int, str]], name: str, reason: str) -> Iterator[object]:
+    """Decoded rows of numbered JSONL ``lines`` (as ``_jsonl_lines`` gives them); whitespace-only lines skipped.
+
+    Raises ``IngestionError`` ``reason`` naming the 1-based line of the first line that
+    does not parse. Shared by the whole read and the chunked read (``io.case_stream``).
+    """
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise IngestionError(reason, f"{name} line {number}: {exc.msg}") from None
+
+
 def _read_json_rows(path: Path, reason: str) -> list:
     """Rows of a JSON list or JSONL file, each the raw decoded value.
 
@@ -48,15 +63,7 @@ def _read_json_rows(path: Path, reason: str) -> list:
     """
     text = read_utf8_text(path, reason, "table")
     if path.suffix.lower() == ".jsonl":
-        rows = []
-        for number, line in _jsonl_lines(text):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise IngestionError(reason, f"{path.name} line {number}: {exc.msg}") from None
-        return rows
+        return list(iter_jsonl_rows(_jsonl_lines(text), path.name, reason))
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -74,8 +81,9 @@ class _PhysicalLines:
     spans lines.
     """
 
-    def __init__(self, text: str) -> None:
-        self._lines = io.StringIO(text, newline="")  # newline="": \\n, \\r\\n and \\r end lines, kept as written
+    def __init__(self, stream: Iterable[str]) -> None:
+        # A text stream opened with newline="": \\n, \\r\\n and \\r end lines, kept as written.
+        self._lines = iter(stream)
         self.number = 0
 
     def __iter__(self) -> _PhysicalLines:
@@ -126,19 +134,17 @@ def _blank_record(record: list[str]) -> bool:
     return not record or (len(record) == 1 and not record[0].strip())
 
 
-def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
-    """Rows of a comma-separated file with a header, every cell a string.
+def iter_csv_rows(lines: _PhysicalLines, name: str, reason: str, required: tuple[str, ...]) -> Iterator[dict]:
+    """Rows of comma-separated physical ``lines`` with a header, every cell a string.
 
     Empty and whitespace-only lines are skipped. Line numbers in refusals are physical
     lines, 1-based, the header's line counting (a quoted cell may span lines). Raises
     ``IngestionError`` ``reason``: a header without ``required`` (``header_problem``), a
-    row with the wrong number of fields, a broken quote.
+    row with the wrong number of fields, a broken quote. Shared by the whole read and
+    the chunked read (``io.case_stream``).
     """
-    text = read_utf8_text(path, reason, "table")
-    lines = _PhysicalLines(text)
     reader = csv.reader(lines, strict=True)
     header: list[str] | None = None
-    rows: list[dict] = []
     try:
         for record in reader:
             if _blank_record(record):
@@ -146,17 +152,27 @@ def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[d
             if header is None:
                 problem = header_problem(record, required)
                 if problem:
-                    raise IngestionError(reason, f"{path.name} line {lines.number}: {problem}")
+                    raise IngestionError(reason, f"{name} line {lines.number}: {problem}")
                 header = record
                 continue
             if len(record) != len(header):  # lines.number: the physical line the row ended on
-                raise IngestionError(reason, f"{path.name} line {lines.number}: wrong number of fields")
-            rows.append(dict(zip(header, record)))
+                raise IngestionError(reason, f"{name} line {lines.number}: wrong number of fields")
+            yield dict(zip(header, record))
     except csv.Error as exc:
-        raise IngestionError(reason, f"{path.name} line {lines.number}: {exc}") from None
+        raise IngestionError(reason, f"{name} line {lines.number}: {exc}") from None
     if header is None:
-        raise IngestionError(reason, f"{path.name}: {header_problem(None, required)} (the file has no header line)")
-    return rows
+        raise IngestionError(reason, f"{name}: {header_problem(None, required)} (the file has no header line)")
+
+
+def physical_lines(stream: Iterable[str]) -> _PhysicalLines:
+    """The physical lines of a text stream opened with ``newline=""``, counted as the CSV reader pulls them."""
+    return _PhysicalLines(stream)
+
+
+def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
+    """Rows of a comma-separated file with a header, every cell a string (``iter_csv_rows``)."""
+    text = read_utf8_text(path, reason, "table")
+    return list(iter_csv_rows(_PhysicalLines(io.StringIO(text, newline="")), path.name, reason, required))
 
 
 def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
@@ -179,6 +195,19 @@ def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
     return table.to_pylist()
 
 
+CSV_CASE_COLUMNS = ("case_id", "candidate_ids", "requested_version", "claim_key")
+
+
+def csv_case_row(row: dict) -> dict:
+    """A CSV row as a request: ``candidate_ids`` split on ``;`` and stripped (blank: ``[]``), no empty ``operation``."""
+    cell = row["candidate_ids"]
+    # "a; b" is two ids: white space around each id is the separator's, not the id's.
+    row["candidate_ids"] = [part.strip() for part in cell.split(";")] if cell.strip() != "" else []
+    if row.get("operation", None) == "":
+        del row["operation"]
+    return row
+
+
 def read_case_rows(cases_path: str | Path) -> list:
     """Raw rows of a case table (``.json`` list, ``.jsonl``, ``.csv`` or ``.parquet``).
 
@@ -198,20 +227,15 @@ def read_case_rows(cases_path: str | Path) -> list:
     if suffix in (".json", ".jsonl"):
         return _read_json_rows(path, reason)
     if suffix == ".csv":
-        rows = _read_csv_rows(path, reason, ("case_id", "candidate_ids", "requested_version", "claim_key"))
-        for row in rows:
-            cell = row["candidate_ids"]
-            # "a; b" is two ids: white space around each id is the separator's, not the id's.
-            row["candidate_ids"] = [part.strip() for part in cell.split(";")] if cell.strip() != "" else []
-            if row.get("operation", None) == "":
-                del row["operation"]
-        return rows
+        return [csv_case_row(row) for row in _read_csv_rows(path, reason, CSV_CASE_COLUMNS)]
     if suffix == ".parquet":
         return _read_parquet_rows(path, reason)
     raise IngestionError(reason, f"{path.name}: unknown format (use {', '.join(CASE_TABLE_FORMATS)})")
 
 
-def case_table_frame(rows: list) -> pd.DataFrame:
+def case_table_frame(
+    rows: list, first_position: int = 0, seen: set[str] | None = None, remembered: Container[str] | None = None
+) -> pd.DataFrame:
     """Frame of raw case rows, with the checks that need the whole table.
 
     Columns: ``position`` (int64, 0-based row number), ``case_id`` (object: the
@@ -219,10 +243,15 @@ def case_table_frame(rows: list) -> pd.DataFrame:
     (str: ``""`` or why the row is ``invalid_case``: its ``case_id`` is not a non-empty
     string, or repeats an earlier row's). Duplicates are found over the whole table
     here, so a partitioned run refuses exactly the rows a whole run does.
+
+    For a table read in consecutive chunks (``io.case_stream``): ``first_position`` is
+    the position of ``rows[0]``, ``seen`` the case ids of earlier chunks (updated in
+    place), and ``remembered`` the ids worth adding to ``seen`` (those that occur more
+    than once in the table; default: every id).
     """
     case_ids: list = []
     problems: list[str] = []
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     for row in rows:
         case_id = row.get("case_id") if isinstance(row, dict) else None
         problem = ""
@@ -232,11 +261,12 @@ def case_table_frame(rows: list) -> pd.DataFrame:
             problem = "case_id must be a non-empty string"
         elif case_id in seen:
             problem = f"case_id {case_id!r} repeats an earlier row"
-        if isinstance(case_id, str):
+        if isinstance(case_id, str) and (remembered is None or case_id in remembered):
             seen.add(case_id)
         case_ids.append(case_id if isinstance(case_id, str) and case_id else None)
         problems.append(problem)
-    frame = pd.DataFrame({"position": range(len(rows)), "case_id": pd.Series(case_ids, dtype=object)})
+    positions = range(first_position, first_position + len(rows))
+    frame = pd.DataFrame({"position": positions, "case_id": pd.Series(case_ids, dtype=object)})
     frame["request"] = pd.Series(rows, dtype=object) if rows else pd.Series([], dtype=object)
     frame["case_problem"] = pd.Series(problems, dtype="str")
     return frame.astype({"position": "int64"})

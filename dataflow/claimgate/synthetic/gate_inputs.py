@@ -5,6 +5,13 @@ size, by the tests (``tests/test_batch_equivalence.py``, ``tests/test_executors.
 Everything comes from one ``random.Random(seed)``: the same arguments give the same
 bytes on every machine.
 
+Two shapes (``shape=``): ``"long"`` (the default; pages of about ``mean_bytes``
+characters, 2–4 candidates per case, seven versions) and ``"short"`` (pages of 15–40
+short lines, about 3.9 KB each; versions ``1.0``, ``2.0`` and ``3.1``; about 85% of
+pages declare ``existing_path`` and half ``close_required``; cases of 1–4 candidates
+over five requested versions, two of which no page has). The short shape weighs the
+gate's fixed costs more, since there are fewer bytes per decision.
+
 The sources are prose paragraphs with the directives of Quill's schema
 (``fixtures/quill_schema.toml``) mixed in; most agree with a per-version value, some
 disagree (conflicts), some lack a key (missing), and a few are refused
@@ -108,14 +115,73 @@ def source_text(rng: random.Random, source_id: str, version: str, truth: dict[st
     return "\n".join(lines)
 
 
-def write_sources(folder: str | Path, n_sources: int = 2000, seed: int = 4, mean_bytes: int = 7500) -> Path:
+SHORT_VERSIONS = ("1.0", "2.0", "3.1")
+SHORT_REQUESTED = ("1.0", "2.0", "3.1", "1.1", "4.0")  # 1.1 and 4.0: held by no page
+
+
+def _short_page(rng: random.Random, source_id: str, version: str, truth: dict[str, str]) -> str:
+    """One page of the short shape: a title and 15–40 lines of one or two sentences, directives among them."""
+    lines = [f"# Quill {version}: {source_id.replace('-', ' ')}"]
+    lines.extend(" ".join(_sentence(rng) for _ in range(rng.choice((1, 2, 2)))) for _ in range(rng.randint(15, 40)))
+    directives = []
+    if rng.random() < 0.85:
+        value = truth["existing_path"] if rng.random() < 0.95 else next(
+            v for v in EXISTING_PATH if v != truth["existing_path"])
+        directives.append(f"@quill create_copy existing_path={value}")
+    if rng.random() < 0.5:
+        value = truth["close_required"] if rng.random() < 0.95 else next(
+            v for v in CLOSE_REQUIRED if v != truth["close_required"])
+        directives.append(f"@quill create_copy close_required={value}")
+    if rng.random() < 0.01:
+        directives.append("@quill create_copy existing_path = refuse")  # malformed: refused
+    for directive in directives:
+        lines.insert(rng.randint(1, len(lines)), directive)
+    return "\n".join(lines) + "\n"
+
+
+def _write_short_sources(root: Path, n_sources: int, seed: int) -> list[dict]:
+    """The short shape's pages under ``root/sources``; returns their manifest entries."""
+    rng = random.Random(seed)
+    truths = {v: {"existing_path": rng.choice(EXISTING_PATH), "close_required": rng.choice(CLOSE_REQUIRED)}
+              for v in SHORT_VERSIONS}
+    entries = []
+    for number in range(n_sources):
+        version = rng.choice(SHORT_VERSIONS)
+        source_id = f"quill-{number:05d}"
+        raw = _short_page(rng, source_id, version, truths[version]).encode("utf-8")
+        relative = f"sources/{source_id}.md"
+        (root / relative).write_bytes(raw)
+        entries.append(
+            {
+                "source_id": source_id,
+                "version": version,
+                "path": relative,
+                "url": f"https://quill.invalid/docs/{version}/{source_id}",
+                "sha256": hashlib.sha256(raw).hexdigest(),
+            }
+        )
+    return entries
+
+
+def write_sources(
+    folder: str | Path, n_sources: int = 2000, seed: int = 4, mean_bytes: int = 7500, shape: str = "long"
+) -> Path:
     """Write ``n_sources`` pinned Markdown files and ``manifest.json`` under ``folder``; return the manifest path.
 
-    ``mean_bytes`` sets the page size (about 15 MB for 2,000 pages at the default).
+    ``mean_bytes`` sets the page size of the ``"long"`` shape (about 15 MB for 2,000
+    pages at the default); the ``"short"`` shape ignores it (about 7.9 MB for 2,000
+    pages). Raises ``ValueError`` for another ``shape``.
     """
-    rng = random.Random(seed)
     root = Path(folder)
     (root / "sources").mkdir(parents=True, exist_ok=True)
+    if shape == "short":
+        manifest = root / "manifest.json"
+        entries = _write_short_sources(root, n_sources, seed)
+        manifest.write_text(json.dumps({"sources": entries}, indent=1) + "\n", encoding="utf-8")
+        return manifest
+    if shape != "long":
+        raise ValueError(f"shape must be long or short, not {shape!r}")
+    rng = random.Random(seed)
     truths = {v: {"existing_path": rng.choice(EXISTING_PATH), "close_required": rng.choice(CLOSE_REQUIRED)}
               for v in (*VERSIONS, *ODD_VERSIONS)}
     entries = []
@@ -184,8 +250,37 @@ def _bad_row(rng: random.Random, row: dict, ids: list[str], portable: bool) -> o
     return row
 
 
+def _short_case_rows(entries: list[dict], n_cases: int, seed: int) -> list[dict]:
+    """The short shape's cases: 1–4 candidates, mostly of the requested version, over five requested versions."""
+    rng = random.Random(seed * 7919 + n_cases + 1)
+    by_version: dict[str, list[str]] = {}
+    for entry in entries:
+        by_version.setdefault(entry["version"], []).append(entry["source_id"])
+    ids = [e["source_id"] for e in entries]
+    rows = []
+    for number in range(n_cases):
+        requested = rng.choices(SHORT_REQUESTED, weights=[3, 3, 3, 1, 1])[0]
+        k = rng.randint(1, 4)
+        pool = by_version.get(requested, ids)
+        chosen = rng.sample(pool, min(k, len(pool)))
+        if rng.random() < 0.2:  # one candidate of another version
+            other = rng.choice(ids)
+            if other not in chosen:
+                chosen[rng.randrange(len(chosen))] = other
+        row = {
+            "case_id": f"case-{number:06d}",
+            "candidate_ids": chosen,
+            "requested_version": requested,
+            "claim_key": rng.choice(["existing_path", "close_required"]),
+        }
+        if rng.random() < 0.15:
+            row["operation"] = "create_copy"
+        rows.append(row)
+    return rows
+
+
 def case_rows(manifest_path: str | Path, n_cases: int, seed: int = 4, bad_rate: float = 0.04,
-              portable: bool = False) -> list:
+              portable: bool = False, shape: str = "long") -> list:
     """``n_cases`` case rows over the sources of a manifest written by ``write_sources``.
 
     Each valid row has 2–4 distinct candidates, mostly of one version with some of
@@ -194,9 +289,18 @@ def case_rows(manifest_path: str | Path, n_cases: int, seed: int = 4, bad_rate: 
     ``operation``. About ``bad_rate`` of the rows are spoiled (``_bad_row``), and about
     0.5% repeat an earlier ``case_id``. With ``portable`` every row can be written
     as JSON, JSONL, CSV and Parquet alike (string fields, lists of strings).
+
+    ``shape="short"`` makes the short shape's cases (module docstring) over a manifest
+    written with ``write_sources(..., shape="short")``; they are all well-formed and
+    portable (``bad_rate`` and ``portable`` do not apply). Raises ``ValueError`` for
+    another ``shape``.
     """
-    rng = random.Random(seed * 7919 + n_cases)
     entries = json.loads(Path(manifest_path).read_text(encoding="utf-8"))["sources"]
+    if shape == "short":
+        return _short_case_rows(entries, n_cases, seed)
+    if shape != "long":
+        raise ValueError(f"shape must be long or short, not {shape!r}")
+    rng = random.Random(seed * 7919 + n_cases)
     ids = [e["source_id"] for e in entries]
     by_version: dict[str, list[str]] = {}
     for entry in entries:
