@@ -47,13 +47,17 @@ def _claim_lookup(
 
 
 def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
-    """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id."""
-    candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
-    ids = candidates["source_id"].tolist()
-    eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
+    """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id.
+
+    ``candidate_sources`` holds each case's rows together, cases in ascending position
+    (``stages.candidate_sources`` explodes the requests in order); a case's few ids are
+    sorted in Python rather than the whole frame by its Arrow-backed ``source_id``.
+    """
+    ids = candidate_sources["source_id"].tolist()
+    eligible = (candidate_sources["source_version"] == candidate_sources["requested_version"]).tolist()
     split = {}
-    for position, (a, b) in _slices(candidates["position"].to_numpy()).items():
-        pairs = list(zip(ids[a:b], eligible[a:b]))
+    for position, (a, b) in _slices(candidate_sources["position"].to_numpy()).items():
+        pairs = sorted(zip(ids[a:b], eligible[a:b]))  # a case's candidate ids are distinct (request checks)
         split[position] = ([s for s, ok in pairs if ok], [s for s, ok in pairs if not ok])
     return split
 
@@ -88,8 +92,8 @@ def gate_result(
     )
     # Lookups by position as plain dicts: per-case Series lookups would cost more than the results themselves.
     valid = validated_requests.passed
-    request_fields = valid[["candidate_ids", "requested_version", "claim_key", "operation"]]
-    requests = dict(zip(valid["position"].tolist(), request_fields.itertuples(index=False)))
+    fields = ("candidate_ids", "requested_version", "claim_key", "operation")
+    requests = dict(zip(valid["position"].tolist(), zip(*(valid[f].tolist() for f in fields))))
     missing_frame = missing_sources.decided
     missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
     agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
@@ -108,7 +112,7 @@ def gate_result(
         if status == "refused":
             results.append(refused_result(error, reason, decided_at))
             continue
-        request = requests[position]
+        candidate_ids, requested_version, claim_key, operation = requests[position]
         eligible_ids, excluded_ids = sources_by_case.get(position, ([], []))
         a, b = claim_slices.get(position, (0, 0))
         claims = [dict(records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
@@ -120,10 +124,10 @@ def gate_result(
             extra["missing_claim_source_ids"] = list(missing[position])
         results.append(
             decided_result(
-                requested_version=request.requested_version,
-                claim_key=request.claim_key,
-                operation=request.operation,
-                candidate_ids=request.candidate_ids,
+                requested_version=requested_version,
+                claim_key=claim_key,
+                operation=operation,
+                candidate_ids=candidate_ids,
                 eligible_source_ids=eligible_ids,
                 excluded_wrong_version_ids=excluded_ids,
                 status=status,
