@@ -102,6 +102,8 @@ def gate_result(
     sources_by_case = _eligible_and_excluded(candidate_sources)
 
     results = []
+    append = results.append
+    system_prompt = claim_schema.system_prompt
     for position, status, error, reason, decided_at in zip(
         decided.index.tolist(),
         decided["status"].tolist(),
@@ -110,19 +112,15 @@ def gate_result(
         decided["decided_at"].tolist(),
     ):
         if status == "refused":
-            results.append(refused_result(error, reason, decided_at))
+            append(refused_result(error, reason, decided_at))
             continue
         candidate_ids, requested_version, claim_key, operation = requests[position]
-        eligible_ids, excluded_ids = sources_by_case.get(position, ([], []))
+        eligible_ids, excluded_ids = sources_by_case.get(position) or ([], [])  # each result owns its lists
         a, b = claim_slices.get(position, (0, 0))
-        claims = [dict(records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
-        extra = {}
-        if status == "ready":
-            extra["agreed_value"] = agreed[position]
-            extra["claim_jsons"] = [serialized[number] for number in claim_numbers[a:b]]
-        if position in missing:
-            extra["missing_claim_source_ids"] = list(missing[position])
-        results.append(
+        numbers = claim_numbers[a:b]
+        missing_ids = missing.get(position)
+        ready = status == "ready"
+        append(
             decided_result(
                 requested_version=requested_version,
                 claim_key=claim_key,
@@ -132,10 +130,12 @@ def gate_result(
                 excluded_wrong_version_ids=excluded_ids,
                 status=status,
                 reason=reason,
-                claims=claims,
+                claims=[records[number].copy() for number in numbers],  # each result owns its claims
                 decided_at=decided_at,
-                system_prompt=claim_schema.system_prompt,
-                **extra,
+                agreed_value=agreed[position] if ready else None,
+                missing_claim_source_ids=list(missing_ids) if missing_ids is not None else None,
+                claim_jsons=[serialized[number] for number in numbers] if ready else None,
+                system_prompt=system_prompt,
             )
         )
     n = len(decided)
