@@ -143,11 +143,12 @@ def gate_result(
         {
             "position": decided.index.to_numpy(dtype="int64"),
             "case_id": pd.Series(case_table["case_id"].to_numpy(), dtype=object, index=range(n)),  # keeps None
-            "status": decided["status"].to_numpy(),
-            "reason": decided["reason"].to_numpy(),
-            "error": decided["error"].to_numpy(),
-            "detail": decided["detail"].to_numpy(),
-            "decided_at": decided["decided_at"].to_numpy(),
+            # The decisions' str columns as they are (``.array``): no round trip through Python objects.
+            "status": decided["status"].array,
+            "reason": decided["reason"].array,
+            "error": decided["error"].array,
+            "detail": decided["detail"].array,
+            "decided_at": decided["decided_at"].array,
             "result": pd.Series(results, dtype=object, index=range(n)).to_numpy() if n else np.array([], dtype=object),
         }
     )
