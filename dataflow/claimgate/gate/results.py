@@ -50,7 +50,7 @@ def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[l
     """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id.
 
     ``candidate_sources`` holds each case's rows together, cases in ascending position
-    (``stages.candidate_sources`` explodes the requests in order); a case's few ids are
+    (``stages.candidate_sources`` lists the requests' candidates in order); a case's few ids are
     sorted in Python rather than the whole frame by its Arrow-backed ``source_id``.
     """
     ids = candidate_sources["source_id"].tolist()
