@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from claimgate.audit.judge import judge_citation
-from claimgate.cli import audit as audit_cli
+from claimgate.audit.stages import AUDIT_COLUMNS
 from claimgate.cli import main as run_pipeline
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
@@ -213,7 +213,7 @@ def test_empty_audit_csv_still_has_its_header(tmp_path):
         )
         == 0
     )
-    assert out.read_text() == ",".join([*audit_cli.AUDIT_COLUMNS, "diagnosis"]) + "\n"
+    assert out.read_text() == ",".join([*AUDIT_COLUMNS, "diagnosis"]) + "\n"
 
 
 @pytest.mark.parametrize("failure", [SystemExit(0), GeneratorExit()])

@@ -16,10 +16,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from claimgate.audit import standin_judge
-from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
-from claimgate.audit.judge import load_judge
-from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
 from claimgate.cli.options import Command, add_execution, check_execution_options, progress_enabled
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
@@ -28,6 +24,8 @@ from claimgate.io.sources import pinned_paths
 from claimgate.io.tables import write_csv, write_json, write_jsonl
 from claimgate.resources import fixtures_dir
 
+# The audit's modules are imported inside the functions that run an audit, not with the command
+# line: a gate run (or ``--help``) does not pay for them.
 AUDIT_OUTPUTS = (".jsonl", ".json", ".csv")
 REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citation")
 
@@ -40,6 +38,8 @@ def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> 
     ``diagnosis`` column is written when ``diagnosis`` is True (the run diagnosed), so the header does not
     depend on which rows were rejected.
     """
+    from claimgate.audit.stages import AUDIT_COLUMNS, DIAGNOSIS_COLUMN
+
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         write_jsonl(path, rows)
@@ -86,6 +86,9 @@ def free_and_paid(rows: list[dict]) -> tuple[int, int]:
 
 def diagnosis_counts(rows: list[dict]) -> str:
     """Readable table of rejected citations by diagnosis kind (kinds in decision order, empty kinds left out)."""
+    from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
+    from claimgate.audit.stages import DIAGNOSIS_COLUMN
+
     counts = {kind: 0 for kind in DIAGNOSIS_KINDS}
     for row in rows:
         if row.get(DIAGNOSIS_COLUMN) is not None:
@@ -153,6 +156,9 @@ def run_audit_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
     if args.glob and not args.corpus_dir:
         raise UsageError("--glob needs --corpus-dir")
+    from claimgate.audit.judge import load_judge
+    from claimgate.audit.stages import DIAGNOSIS_COLUMN
+
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
     check_outputs([output], {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})})
     try:
@@ -195,6 +201,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
 
 def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
     """The default run's four-citation demo, judged by the offline stand-in; writes ``audit_result.jsonl``."""
+    from claimgate.audit import standin_judge
+
     standin_judge.reset()
     run = drivers.run_audit(
         fixtures_dir() / "audit" / "citations.jsonl",
@@ -225,3 +233,4 @@ def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
 
 
 COMMAND = Command("audit", "audit cited quotes against a corpus or a manifest", add_arguments, run_audit_command)
+

@@ -21,9 +21,6 @@ import pandas as pd
 from hamilton import driver, lifecycle
 
 import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
-from claimgate.audit import batching as audit_batching
-from claimgate.audit import loading as audit_loading
-from claimgate.audit import stages as audit_stages
 from claimgate.errors import UsageError
 from claimgate.execution import signals
 from claimgate.execution import workers as workers_module
@@ -449,6 +446,10 @@ def audit_driver(document_source: str, remote_executor: object | None = None, pr
     """
     if document_source not in ("corpus", "manifest", "folder"):
         raise ValueError(f"document_source must be corpus, manifest or folder, not {document_source!r}")
+    from claimgate.audit import batching as audit_batching  # imported when an audit runs, not for a gate run
+    from claimgate.audit import loading as audit_loading
+    from claimgate.audit import stages as audit_stages
+
     builder = _builder(
         (pinned_sources, audit_loading, audit_batching, audit_stages),
         {"document_source": document_source},
@@ -548,6 +549,8 @@ def audit_rows(run: AuditRun) -> list[dict]:
     (when it is in the corpus) and every document in ``matched_doc_ids``, the documents its spans point into.
     A row with a diagnosis ends with a ``diagnosis`` field; other rows have none.
     """
+    from claimgate.audit import stages as audit_stages
+
     columns = list(audit_stages.audit_columns(run.results))
     diagnoses = run.results.get(audit_stages.DIAGNOSIS_COLUMN, pd.Series([None] * len(run.results)))
     rows = []

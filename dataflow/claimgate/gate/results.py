@@ -47,13 +47,17 @@ def _claim_lookup(
 
 
 def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
-    """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id."""
-    candidates = candidate_sources.sort_values(["position", "source_id"], kind="stable")
-    ids = candidates["source_id"].tolist()
-    eligible = (candidates["source_version"] == candidates["requested_version"]).tolist()
+    """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id.
+
+    ``candidate_sources`` holds each case's rows together, cases in ascending position
+    (``stages.candidate_sources`` lists the requests' candidates in order); a case's few ids are
+    sorted in Python rather than the whole frame by its Arrow-backed ``source_id``.
+    """
+    ids = candidate_sources["source_id"].tolist()
+    eligible = (candidate_sources["source_version"] == candidate_sources["requested_version"]).tolist()
     split = {}
-    for position, (a, b) in _slices(candidates["position"].to_numpy()).items():
-        pairs = list(zip(ids[a:b], eligible[a:b]))
+    for position, (a, b) in _slices(candidate_sources["position"].to_numpy()).items():
+        pairs = sorted(zip(ids[a:b], eligible[a:b]))  # a case's candidate ids are distinct (request checks)
         split[position] = ([s for s, ok in pairs if ok], [s for s, ok in pairs if not ok])
     return split
 
@@ -88,8 +92,8 @@ def gate_result(
     )
     # Lookups by position as plain dicts: per-case Series lookups would cost more than the results themselves.
     valid = validated_requests.passed
-    request_fields = valid[["candidate_ids", "requested_version", "claim_key", "operation"]]
-    requests = dict(zip(valid["position"].tolist(), request_fields.itertuples(index=False)))
+    fields = ("candidate_ids", "requested_version", "claim_key", "operation")
+    requests = dict(zip(valid["position"].tolist(), zip(*(valid[f].tolist() for f in fields))))
     missing_frame = missing_sources.decided
     missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
     agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
@@ -98,6 +102,8 @@ def gate_result(
     sources_by_case = _eligible_and_excluded(candidate_sources)
 
     results = []
+    append = results.append
+    system_prompt = claim_schema.system_prompt
     for position, status, error, reason, decided_at in zip(
         decided.index.tolist(),
         decided["status"].tolist(),
@@ -106,32 +112,30 @@ def gate_result(
         decided["decided_at"].tolist(),
     ):
         if status == "refused":
-            results.append(refused_result(error, reason, decided_at))
+            append(refused_result(error, reason, decided_at))
             continue
-        request = requests[position]
-        eligible_ids, excluded_ids = sources_by_case.get(position, ([], []))
+        candidate_ids, requested_version, claim_key, operation = requests[position]
+        eligible_ids, excluded_ids = sources_by_case.get(position) or ([], [])  # each result owns its lists
         a, b = claim_slices.get(position, (0, 0))
-        claims = [dict(records[number]) for number in claim_numbers[a:b]]  # each result owns its claims
-        extra = {}
-        if status == "ready":
-            extra["agreed_value"] = agreed[position]
-            extra["claim_jsons"] = [serialized[number] for number in claim_numbers[a:b]]
-        if position in missing:
-            extra["missing_claim_source_ids"] = list(missing[position])
-        results.append(
+        numbers = claim_numbers[a:b]
+        missing_ids = missing.get(position)
+        ready = status == "ready"
+        append(
             decided_result(
-                requested_version=request.requested_version,
-                claim_key=request.claim_key,
-                operation=request.operation,
-                candidate_ids=request.candidate_ids,
+                requested_version=requested_version,
+                claim_key=claim_key,
+                operation=operation,
+                candidate_ids=candidate_ids,
                 eligible_source_ids=eligible_ids,
                 excluded_wrong_version_ids=excluded_ids,
                 status=status,
                 reason=reason,
-                claims=claims,
+                claims=[records[number].copy() for number in numbers],  # each result owns its claims
                 decided_at=decided_at,
-                system_prompt=claim_schema.system_prompt,
-                **extra,
+                agreed_value=agreed[position] if ready else None,
+                missing_claim_source_ids=list(missing_ids) if missing_ids is not None else None,
+                claim_jsons=[serialized[number] for number in numbers] if ready else None,
+                system_prompt=system_prompt,
             )
         )
     n = len(decided)
@@ -139,11 +143,12 @@ def gate_result(
         {
             "position": decided.index.to_numpy(dtype="int64"),
             "case_id": pd.Series(case_table["case_id"].to_numpy(), dtype=object, index=range(n)),  # keeps None
-            "status": decided["status"].to_numpy(),
-            "reason": decided["reason"].to_numpy(),
-            "error": decided["error"].to_numpy(),
-            "detail": decided["detail"].to_numpy(),
-            "decided_at": decided["decided_at"].to_numpy(),
+            # The decisions' str columns as they are (``.array``): no round trip through Python objects.
+            "status": decided["status"].array,
+            "reason": decided["reason"].array,
+            "error": decided["error"].array,
+            "detail": decided["detail"].array,
+            "decided_at": decided["decided_at"].array,
             "result": pd.Series(results, dtype=object, index=range(n)).to_numpy() if n else np.array([], dtype=object),
         }
     )

@@ -25,6 +25,8 @@ limited to the request checks on raw rows. The rules: docs/gate-rules.md.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 from hamilton.function_modifiers import tag
@@ -91,15 +93,26 @@ def candidate_sources(validated_requests: Stage, verified_sources: pd.DataFrame)
     candidate in the request; it is kept for display only and never used to decide.
     Refused requests contribute no row.
     """
-    valid = validated_requests.passed[["position", "candidate_ids", "requested_version"]]
+    valid = validated_requests.passed
     if valid.empty:
         return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _EMPTY_CANDIDATES.items()})
-    exploded = valid.explode("candidate_ids", ignore_index=True).dropna(subset=["candidate_ids"])
-    exploded = exploded.rename(columns={"candidate_ids": "source_id"})
-    exploded["rank"] = exploded.groupby("position").cumcount()
-    versions = verified_sources[["source_id", "version"]].rename(columns={"version": "source_version"})
-    joined = exploded.merge(versions, on="source_id", how="left", validate="many_to_one")
-    return joined[list(_EMPTY_CANDIDATES)].astype(_EMPTY_CANDIDATES)
+    # The candidate lists are flattened in Python (an explode, a groupby and a merge cost more
+    # than the 1-4 candidates of a case): each valid case's rows together, in request order.
+    candidates = valid["candidate_ids"].tolist()
+    lengths = np.fromiter((len(ids) for ids in candidates), dtype="int64", count=len(candidates))
+    ids = list(itertools.chain.from_iterable(candidates))
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    versions = dict(zip(verified_sources["source_id"].tolist(), verified_sources["version"].tolist()))
+    frame = pd.DataFrame(
+        {
+            "position": np.repeat(valid["position"].to_numpy(dtype="int64"), lengths),
+            "rank": np.arange(len(ids), dtype="int64") - starts,
+            "source_id": ids,
+            "source_version": [versions.get(source_id) for source_id in ids],  # every id is known (request checks)
+            "requested_version": np.repeat(valid["requested_version"].to_numpy(dtype=object), lengths),
+        }
+    )
+    return frame.astype(_EMPTY_CANDIDATES)
 
 
 @tag(decides=["no_eligible_version"])
