@@ -84,6 +84,16 @@ def test_bad_wording_settings_are_invalid_schema(document):
     assert caught.value.reason == "invalid_schema"
 
 
-def test_lumen_schema_without_wording_gets_the_seeds():
+def test_the_fixture_schemas_declare_the_seeds_wording():
     lumen = load_schema(FIXTURES / "second_schema" / "lumen_schema.toml")
     assert (lumen.system_prompt, lumen.execution_mode) == (SEED_SYSTEM, SEED_MODE)
+
+
+def test_a_schema_without_wording_does_not_call_real_docs_fictional():
+    schema = schema_from_dict({"prefix": "@acme", "operations": {"client": {"retries": ["on", "off"]}}})
+    assert schema.system_prompt == (
+        "Describe only the supplied explicit API contract. "
+        "Cite every supplied source ID. Do not invent an unsupported rule."
+    )
+    assert schema.execution_mode == "offline-explicit-directive-gate"
+    assert "fictional" not in schema.system_prompt and "synthetic" not in schema.execution_mode

@@ -39,12 +39,15 @@ from claimgate.resources import default_schema_path
 # \Z, not $: "$" also matches before a trailing newline (a quoted TOML key may hold one).
 NAME_RE = re.compile(r"^[a-z_]+\Z")
 
-#: The seed's wording of the prepared request and of the result document (Quill keeps both).
+#: The wording of the prepared request and of the result document for a schema that does not set its own
+#: (``[answer_request] system``, ``execution_mode``). The fixtures' schemas (Quill, Lumen) set the seed's
+#: wording, which calls the contract "fictional" and the gate "synthetic": true of the fixtures, not of a
+#: user's documentation (docs/gate-rules.md, "Result objects").
 DEFAULT_SYSTEM_PROMPT = (
-    "Describe only the supplied explicit fictional API contract. "
+    "Describe only the supplied explicit API contract. "
     "Cite every supplied source ID. Do not invent an unsupported rule."
 )
-DEFAULT_EXECUTION_MODE = "offline-explicit-synthetic-directive-gate"
+DEFAULT_EXECUTION_MODE = "offline-explicit-directive-gate"
 DIRECTIVE_SCOPES = ("line", "prefix")
 _TOP_LEVEL = ("prefix", "execution_mode", "operations", "versions", "answer_request", "directives")
 
