@@ -21,8 +21,7 @@ import pandas as pd
 from hamilton import driver, lifecycle
 
 import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
-from claimgate.errors import UsageError
-from claimgate.execution import signals
+from claimgate.execution import dask_scheduler, signals
 from claimgate.execution import workers as workers_module
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
@@ -92,10 +91,7 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
         # where ``finally`` closes it (a half-built cluster cannot be closed).
         with signals.deferred_termination():
             if scheduler:
-                try:
-                    client = Client(scheduler, timeout="15s")
-                except (OSError, TimeoutError) as exc:
-                    raise UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+                client = dask_scheduler.scheduler_client(Client, scheduler)
             else:
                 with warnings.catch_warnings():
                     # Another cluster on this machine holds port 8787: Dask picks another and says so.
