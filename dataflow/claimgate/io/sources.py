@@ -48,6 +48,7 @@ from claimgate.io.files import (
     read_regular_bytes,
     unicode_twin,
 )
+from claimgate.io.json_text import loads_json
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB: one source file or corpus document (docs/gate-rules.md)
@@ -122,7 +123,7 @@ def manifest_document(manifest_path: str | Path) -> dict:
     path = Path(manifest_path)
     text = read_utf8_text(path, "invalid_manifest", "manifest")
     try:
-        document = json.loads(text, object_pairs_hook=_unique_keys)
+        document = loads_json(text, object_pairs_hook=_unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_manifest", f"{path} repeats the key {exc.key!r} in one object") from None
     except json.JSONDecodeError as exc:
@@ -329,7 +330,7 @@ def read_corpus(
     except TooLargeError:
         raise IngestionError("corpus_too_large", f"{path.name}: more than {max_corpus_bytes} bytes") from None
     try:
-        document = json.loads(text, object_pairs_hook=_unique_keys)
+        document = loads_json(text, object_pairs_hook=_unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
     except json.JSONDecodeError as exc:

@@ -24,6 +24,7 @@ import pandas as pd
 from claimgate.errors import IngestionError
 from claimgate.io.atomic import write_atomic
 from claimgate.io.files import NotRegularFileError, read_regular_bytes
+from claimgate.io.json_text import loads_json
 from claimgate.io.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
@@ -50,7 +51,7 @@ def iter_jsonl_rows(lines: Iterable[tuple[int, str]], name: str, reason: str) ->
         if not line.strip():
             continue
         try:
-            yield json.loads(line)
+            yield loads_json(line)
         except json.JSONDecodeError as exc:
             raise IngestionError(reason, f"{name} line {number}: {exc.msg}") from None
 
@@ -65,7 +66,7 @@ def _read_json_rows(path: Path, reason: str) -> list:
     if path.suffix.lower() == ".jsonl":
         return list(iter_jsonl_rows(_jsonl_lines(text), path.name, reason))
     try:
-        document = json.loads(text)
+        document = loads_json(text)
     except json.JSONDecodeError as exc:
         raise IngestionError(reason, f"{path.name} line {exc.lineno}: {exc.msg}") from None
     if not isinstance(document, list):
