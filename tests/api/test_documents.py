@@ -229,3 +229,39 @@ def test_glob_without_corpus_dir_is_a_usage_error(tmp_path, capsys):
         capsys, "audit", "--corpus", "c.json", "--glob", "*.md", "--citations", "c.jsonl", "--output", "o.jsonl"
     )
     assert code == 2 and "--glob needs --corpus-dir" in err
+
+
+@pytest.mark.parametrize("inside", ["1.4.0/out.csv", "out.jsonl", "new/sub/out.json"])
+def test_audit_output_inside_the_corpus_dir_is_a_usage_error_before_any_work(pages, tmp_path, capsys, inside):
+    citations = tmp_path / "c.jsonl"
+    citations.write_text('{"citation_id": "a", "doc_id": "notes.txt", "quote": "the cache is flushed"}\n')
+    before = sorted(p.relative_to(pages) for p in pages.rglob("*"))
+    code, out, err = cli(
+        capsys, "audit", "--corpus-dir", str(pages), "--citations", str(citations), "--output", str(pages / inside)
+    )
+    assert code == 2 and out == ""
+    assert "error: cannot write " in err and "it is inside the --corpus-dir folder" in err
+    assert sorted(p.relative_to(pages) for p in pages.rglob("*")) == before  # nothing written, no folder made
+
+
+def test_audit_output_reached_through_a_symlink_into_the_corpus_dir_is_refused(pages, tmp_path, capsys):
+    (tmp_path / "link").symlink_to(pages / "ref")
+    citations = tmp_path / "c.jsonl"
+    citations.write_text('{"citation_id": "a", "doc_id": "notes.txt", "quote": "the cache is flushed"}\n')
+    code, _, err = cli(
+        capsys, "audit", "--corpus-dir", str(pages), "--citations", str(citations),
+        "--output", str(tmp_path / "link" / "out.jsonl"),
+    )  # fmt: skip
+    assert code == 2 and "inside the --corpus-dir folder" in err
+    assert not (pages / "ref" / "out.jsonl").exists()
+
+
+def test_audit_output_beside_the_corpus_dir_with_a_shared_name_prefix_is_allowed(pages, tmp_path, capsys):
+    citations = tmp_path / "c.jsonl"
+    citations.write_text('{"citation_id": "a", "doc_id": "notes.txt", "quote": "the cache is flushed"}\n')
+    output = tmp_path / "docs-results" / "out.jsonl"  # "docs-results" starts like "docs" but is not inside it
+    code, _, err = cli(
+        capsys, "audit", "--corpus-dir", str(pages), "--citations", str(citations), "--output", str(output)
+    )
+    assert (code, err) == (0, "")
+    assert output.exists()

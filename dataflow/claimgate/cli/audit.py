@@ -160,7 +160,11 @@ def run_audit_command(args: argparse.Namespace) -> int:
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
-    check_outputs([output], {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})})
+    check_outputs(
+        [output],
+        {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})},
+        {"--corpus-dir": args.corpus_dir},
+    )
     try:
         with current_folder_importable():
             llm_call = load_judge(args.judge) if args.judge else None

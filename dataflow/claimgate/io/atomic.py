@@ -15,7 +15,7 @@ overwritten by an output (see README, "What is refused, and why").
   moves them into place only on ``commit``.
 - ``check_outputs`` refuses, before any work, an output that is one of the inputs (the
   same file, however reached: same ``st_dev``/``st_ino`` or same resolved path) or that
-  cannot be written.
+  cannot be written, or that lies inside an input folder (``--corpus-dir``).
 """
 
 from __future__ import annotations
@@ -323,8 +323,36 @@ def check_output_writable(output: str | Path) -> None:
         raise OutputError(f"cannot write {target}: {parent} is not writable")
 
 
-def check_outputs(outputs: Iterable[str | Path], inputs: Mapping[str, str | Path | None]) -> None:
-    """``check_output_writable`` and ``check_output_not_input`` for every output, before any work."""
+def check_output_outside(output: str | Path, folders: Mapping[str, str | Path | None]) -> None:
+    """Refuse (``OutputError``) an ``output`` inside one of the input ``folders`` (at any depth).
+
+    ``folders`` maps a label (``--corpus-dir``) to a folder or ``None``. Inside means the
+    output's fully resolved path (symbolic links followed, ``..`` removed; the file need
+    not exist yet) lies under the folder's resolved path: the output would become an
+    input of the next run over that folder.
+    """
+    _, out_resolved = _identity(Path(output))
+    for label, given in folders.items():
+        if given is None or given == "":
+            continue
+        _, folder_resolved = _identity(Path(given))
+        if out_resolved is not None and folder_resolved is not None and out_resolved.is_relative_to(folder_resolved):
+            raise OutputError(
+                f"cannot write {output}: it is inside the {label} folder ({given}), "
+                "where the next run would read it as a document; write it elsewhere"
+            )
+
+
+def check_outputs(
+    outputs: Iterable[str | Path],
+    inputs: Mapping[str, str | Path | None],
+    input_folders: Mapping[str, str | Path | None] | None = None,
+) -> None:
+    """``check_output_writable``, ``check_output_not_input`` and ``check_output_outside`` for every output.
+
+    Made before any work; ``input_folders`` are folders read as inputs (``--corpus-dir``).
+    """
     for output in outputs:
         check_output_writable(output)
         check_output_not_input(output, inputs)
+        check_output_outside(output, input_folders or {})
