@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from claimgate.errors import OutputError
+from claimgate.execution.signals import deferred_termination
 
 #: ``tempfile`` names are 8 characters of this alphabet; anything else is not one of ours.
 _RANDOM_PART = r"[a-z0-9_]{8}"
@@ -140,6 +141,8 @@ def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -
     """
     target = Path(path)
     created: list[Path] = []
+    temporary: str | None = None
+    handle: io.BufferedWriter | None = None
     try:
         if target.is_dir():
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(target))
@@ -147,21 +150,28 @@ def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -
         if not _inside_staging(target.parent):  # a staging folder is new and private: nothing stale in it
             remove_stale_temporaries(target)
         mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-        fd, temporary = _locked_temporary(target.parent, target.name)
-    except OSError as exc:
-        remove_empty_folders(created)
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
+        # Order matters: a SIGTERM/SIGHUP between the file's creation (inside mkstemp) and the
+        # moment its name and handle are known here would leave it behind; it is held until
+        # both are recorded for the clean-up below, then raised.
+        with deferred_termination():
+            fd, temporary = _locked_temporary(target.parent, target.name)
+            handle = os.fdopen(fd, "wb")
+        with handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
             os.chmod(temporary, mode)
             os.replace(temporary, target)  # while the lock is held: the name is never stale-looking
     except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        remove_empty_folders(created)
+        # The clean-up itself is not cut short by a first termination signal arriving now.
+        with deferred_termination():
+            if handle is not None:
+                with contextlib.suppress(OSError):
+                    handle.close()
+            if temporary is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
+            remove_empty_folders(created)
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
         raise
