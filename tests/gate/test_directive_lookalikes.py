@@ -6,6 +6,7 @@ characters removed, Cyrillic/Greek look-alikes folded) is directive-like is read
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 
 import pytest
 from claimgate.errors import DirectiveError
@@ -91,3 +92,11 @@ def test_any_lookalike_character_in_a_directive_line_fails_closed(substitution, 
     position, lookalike = substitution
     line = DIRECTIVE[:position] + lookalike + DIRECTIVE[position + 1 :]
     assert malformed(f"{DIRECTIVE}\n{line}\n", scope)
+
+
+def test_every_invisible_format_character_is_deleted_by_the_fold():
+    """A Cf character anywhere in Unicode (zero-width space, tag characters) cannot hide the prefix."""
+    invisible = [chr(cp) for cp in range(0x80, 0x110000) if unicodedata.category(chr(cp)) == "Cf"]
+    assert all(fold_lookalikes(f"@qu{ch}ill") == "@quill" for ch in invisible), [
+        hex(ord(ch)) for ch in invisible if fold_lookalikes(f"@qu{ch}ill") != "@quill"
+    ]

@@ -115,6 +115,7 @@ def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int,
     """
     prefix, scope, skip_fences = schema.prefix, schema.directive_scope, schema.skip_fenced_code
     first = prefix[0]
+    folded_first = fold_lookalikes(prefix)[0]
     fence = ""  # the opening fence of the code block we are in, "" outside one
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
@@ -135,10 +136,10 @@ def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int,
                 if holds_prefix(line, prefix):
                     yield number, start, line, "skip_fenced_code"
                 continue
-        # Both directive-like conditions need the prefix's first character on an ASCII line: these
-        # C-level tests skip ordinary prose lines without building a stripped copy of each. A
-        # non-ASCII line may hold a look-alike of it (full-width '＠'), so it is always looked at.
-        if first not in raw and raw.isascii():
+        # Both directive-like conditions (and holding the prefix) need the prefix's first character
+        # on the line, after folding for a non-ASCII line (full-width '＠'): these C-level tests skip
+        # ordinary prose lines without building a stripped copy of each.
+        if first not in raw and (raw.isascii() or folded_first not in fold_lookalikes(raw)):
             continue
         # A kept line ends in exactly one terminator (one or two characters, "\r\n"), never
         # inside the line: splitlines would have split there.
