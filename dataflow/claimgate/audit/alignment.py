@@ -22,6 +22,7 @@ from claimgate.audit.normalize import JoinedWord
 from claimgate.audit.quote_parsing import (
     BRACKET_MAX_TOKENS,
     CHANGES_NUMBER,
+    COVERS_UNCHECKED_SCRIPT,
     DROPS_NEGATION,
     INSERTS_NEGATION,
     Bracket,
@@ -125,6 +126,12 @@ def align_segment(
     return p
 
 
+def _holds(positions, lo: int, hi: int) -> bool:
+    """True if the ascending ``positions`` hold one in ``lo..hi-1``."""
+    at = bisect_left(positions, lo)
+    return at < len(positions) and positions[at] < hi
+
+
 class DocumentSearch:
     """One reading of a quote searched in one document: step budget, memos, negations."""
 
@@ -149,9 +156,11 @@ class DocumentSearch:
 
     def negated(self, lo: int, hi: int) -> bool:
         """True if document tokens ``lo..hi-1`` hold a negation."""
-        negations = self.doc.negations
-        at = bisect_left(negations, lo)
-        return at < len(negations) and negations[at] < hi
+        return _holds(self.doc.negations, lo, hi)
+
+    def stopped(self, lo: int, hi: int) -> bool:
+        """True if document tokens ``lo..hi-1`` hold an elision stop (a negation or an unchecked-script token)."""
+        return _holds(self.doc.elision_stops, lo, hi)
 
     def align(self, segment: Segment, position: int) -> int:
         """:func:`align_segment` for its steps; a byte comparison when neither side has joined words."""
@@ -168,8 +177,12 @@ class DocumentSearch:
         covered_negation = self.negated(p, q)
         if covered_negation and not bracket.negates:
             bits |= DROPS_NEGATION
-        if bracket.negates and not covered_negation:
-            bits |= INSERTS_NEGATION
+        if bracket.negates and (bracket.degree or not covered_negation):
+            bits |= INSERTS_NEGATION  # "[hardly]" never stands in for a source "not" (nor for "hardly")
+        if bracket.unchecked or (
+            self.doc.elision_stops is not self.doc.negations and not covered_negation and self.stopped(p, q)
+        ):
+            bits |= COVERS_UNCHECKED_SCRIPT  # it may negate in a script nothing here reads
         if bracket.numbers:
             covered = set(self.doc_ids[p:q])
             if not covered.issuperset(bracket.numbers):

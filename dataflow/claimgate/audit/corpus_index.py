@@ -20,9 +20,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from claimgate.audit.negation import negation_positions
+from claimgate.audit.negation import negation_positions, unchecked_script_positions
 from claimgate.audit.normalize import JoinedWord, joined_word_alternatives, normalize_text
 from claimgate.audit.quote_parsing import ELLIPSIS_RE, ParsedQuote, bracket_texts, fold_ellipses
+
+
+def _elision_stops(negations: array, unchecked: array) -> array:
+    """Ascending union of negation and unchecked-script positions; ``negations`` itself if there are none."""
+    if not unchecked:
+        return negations
+    return array("i", sorted(set(negations) | set(unchecked)))
 
 
 class IndexedDocument:
@@ -32,7 +39,10 @@ class IndexedDocument:
     the last character). ``joined_words``: position -> joined-word readings of the
     document's line-end hyphens. ``negations``: ascending positions of the tokens
     that negate (:func:`claimgate.audit.negation.negation_positions`), found once when the
-    index is built.
+    index is built. ``elision_stops``: ascending positions an ellipsis or a bracket may not
+    hide: ``negations`` plus the tokens in a script with no negator list
+    (:func:`claimgate.audit.negation.unchecked_script_positions`); the same array object as
+    ``negations`` when there are none. Rules: docs/audit-rules.md, "Negation".
     """
 
     __slots__ = (
@@ -43,6 +53,7 @@ class IndexedDocument:
         "ends",
         "joined_words",
         "negations",
+        "elision_stops",
         "has_ellipsis",
         "brackets",
     )
@@ -58,6 +69,7 @@ class IndexedDocument:
         negations,
         has_ellipsis=False,
         brackets=frozenset(),
+        elision_stops=None,
     ):
         self.doc_id: str = doc_id
         self.original: str = original
@@ -66,6 +78,7 @@ class IndexedDocument:
         self.ends: array = ends
         self.joined_words: dict[int, tuple[JoinedWord, ...]] = joined_words
         self.negations: array = negations
+        self.elision_stops: array = negations if elision_stops is None else elision_stops
         self.has_ellipsis: bool = has_ellipsis  # an ellipsis of its own (any spelling, see fold_ellipses)
         self.brackets: frozenset[str] = brackets  # its brackets as written (see bracket_texts)
 
@@ -227,6 +240,7 @@ def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
         normalized = normalize_text(documents[doc_id])
         ids = [intern(t) for t in normalized.tokens]
         joined = joined_word_alternatives(normalized.tokens, normalized.joins, intern)
+        negations = negation_positions(normalized)
         docs.append(
             IndexedDocument(
                 doc_id,
@@ -235,9 +249,10 @@ def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
                 array("i", normalized.starts),
                 array("i", normalized.ends),
                 joined,
-                negation_positions(normalized),
+                negations,
                 bool(ELLIPSIS_RE.search(fold_ellipses(normalized.original))),
                 bracket_texts(normalized.original),
+                _elision_stops(negations, unchecked_script_positions(normalized)),
             )
         )
         u, b = _doc_keys(ids, joined)

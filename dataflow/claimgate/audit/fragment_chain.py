@@ -58,7 +58,7 @@ def chain_with_lists(
 ) -> list[Link] | None:
     """:func:`earliest_chain` in plain Python (quadratic in placements: for small inputs)."""
     token_starts, token_ends, n = doc.starts, doc.ends, doc.n_tokens
-    negations = doc.negations if strict else ()
+    negations = doc.elision_stops if strict else ()
 
     def successors(end: int, next_starts: list[int]) -> tuple[int, int]:
         lo = bisect_left(next_starts, end)
@@ -118,7 +118,7 @@ def _successor_ranges(doc: IndexedDocument, ends: np.ndarray, next_starts: np.nd
     between them (start <= the first negation at or after the end).
     """
     lo = np.searchsorted(next_starts, ends, "left")
-    negations = np.frombuffer(doc.negations, dtype=np.intc) if strict else None
+    negations = np.frombuffer(doc.elision_stops, dtype=np.intc) if strict else None
     if negations is None or not len(negations):
         return lo, np.full(len(ends), len(next_starts), dtype=np.int64)
     at = np.searchsorted(negations, ends, "left")

@@ -26,35 +26,66 @@ NEGATORS_BY_LANGUAGE: dict[str, tuple[str, ...]] = {
     "english": (
         "not", "no", "never", "none", "nor", "neither", "nobody", "nothing", "nowhere",
         "without", "cannot",
+        # negative adverbs ("hardly ever", "scarcely any")
+        "hardly", "scarcely", "barely",
         # contractions written without an apostrophe
         "cant", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "wont",
         "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "aint", "mustnt",
         "neednt", "shant", "mightnt",
     ),
     "german": (
-        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
-        "nichts", "niemand", "nirgends", "nirgendwo", "ohne", "weder",
+        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "keinerlei", "keineswegs",
+        "keinesfalls", "nie", "niemals", "nimmer", "nimmermehr", "nichts", "niemand", "niemandem",
+        "niemanden", "nirgends", "nirgendwo", "ohne", "weder", "kaum", "mitnichten",
     ),
-    "french": ("ne", "pas", "jamais", "aucun", "aucune", "rien", "nul", "nulle", "ni", "sans", "non", "guère"),
+    "french": (
+        "ne", "pas", "jamais", "aucun", "aucune", "aucunement", "nullement", "rien", "nul", "nulle", "ni",
+        "sans", "non", "guère",
+    ),
     "spanish": (
-        "no", "nunca", "jamás", "ningún", "ninguno", "ninguna", "nada", "nadie", "ni", "sin", "tampoco",
+        "no", "nunca", "jamás", "ningún", "ninguno", "ninguna", "ningunos", "ningunas", "nada", "nadie", "ni",
+        "sin", "tampoco", "apenas",
     ),
     "italian": (
         "non", "mai", "nessuno", "nessuna", "nessun", "niente", "nulla", "né", "senza", "neanche",
-        "nemmeno", "neppure",
+        "nemmeno", "neppure", "affatto",
     ),
-    "portuguese": ("não", "nunca", "jamais", "nenhum", "nenhuma", "nada", "ninguém", "nem", "sem"),
-    "dutch": ("niet", "geen", "nooit", "niets", "niemand", "nergens", "zonder", "noch"),
-    "swedish": ("inte", "icke", "ej", "aldrig", "ingen", "inget", "inga", "ingenting", "utan", "varken"),
+    "portuguese": (
+        "não", "nunca", "jamais", "nenhum", "nenhuma", "nenhuns", "nenhumas", "nada", "ninguém", "nem", "sem",
+        "tampouco",
+    ),
+    "dutch": ("niet", "geen", "nooit", "nimmer", "niets", "niemand", "nergens", "zonder", "noch", "geenszins",
+              "nauwelijks"),
+    "swedish": ("inte", "icke", "ej", "aldrig", "ingen", "inget", "inga", "ingenting", "ingenstans", "utan",
+                "varken", "knappt", "ingalunda"),
     "danish_norwegian": (
-        "ikke", "ikkje", "aldrig", "aldri", "ingen", "intet", "inget", "ingenting", "uden", "uten",
-        "hverken", "verken",
+        "ikke", "ikkje", "aldrig", "aldri", "ingen", "intet", "inget", "ingenting", "ingensteds", "uden", "uten",
+        "hverken", "verken", "næppe", "neppe",
     ),
-    "polish": ("nie", "nigdy", "żaden", "żadna", "żadne", "żadnego", "nic", "niczego", "nikt", "nikogo", "bez", "ani"),
+    "polish": (
+        "nie", "nigdy", "nigdzie", "żaden", "żadna", "żadne", "żadnego", "żadnej", "żadnym", "żadnych", "nic",
+        "niczego", "niczym", "nikt", "nikogo", "nikomu", "bez", "ani", "ledwo",
+    ),
     "russian": (
-        "не", "нет", "ни", "никогда", "ничего", "ничто", "никто", "никого", "нигде", "никакой", "без", "нельзя",
+        "не", "нет", "нету", "ни", "никогда", "ничего", "ничто", "ничуть", "никто", "никого", "нигде", "никуда",
+        "никак", "никакой", "никакая", "никакое", "никакие", "никакого", "нисколько", "без", "нельзя", "едва",
     ),
-    "ukrainian": ("не", "ні", "ніколи", "нічого", "ніщо", "ніхто", "ніде", "жоден", "жодна", "без", "немає"),
+    "ukrainian": (
+        "не", "ні", "ніколи", "нічого", "ніщо", "ніхто", "ніде", "нікуди", "ніяк", "ніякий", "жоден", "жодна",
+        "жодне", "жодного", "без", "немає", "нема", "ледве",
+    ),
+    "greek": (
+        "δεν", "δε", "μην", "μη", "όχι", "ούτε", "ουδέ", "μηδέ", "κανένας", "κανείς", "κανένα", "καμία", "καμιά",
+        "τίποτα", "τίποτε", "ποτέ", "πουθενά", "χωρίς", "ουδείς", "μήτε",
+    ),
+    "turkish": ("değil", "yok", "hiç", "hiçbir", "hiçbiri", "asla", "olmadan"),
+    "indonesian_malay": ("tidak", "tak", "bukan", "jangan", "belum", "tanpa", "tiada", "enggak", "nggak"),
+    "vietnamese": ("không", "chẳng", "chả", "chưa", "đừng", "chớ"),
+    "hindi": ("नहीं", "न", "मत", "ना", "बिना"),
+    "arabic": ("لا", "لم", "لن", "ليس", "ليست", "لست", "ليسوا", "ما", "غير", "بدون", "بلا", "دون", "أبدا"),
+    "persian": ("نه", "نیست", "هیچ", "هرگز", "بدون", "بی"),
+    "urdu": ("نہیں", "نہ", "مت", "بغیر"),
+    "hebrew": ("לא", "אין", "אל", "בלי", "ללא", "אף", "שום", "מעולם", "אינו", "אינה", "אינם", "אינן", "אינני"),
 }  # fmt: skip
 
 #: Negators of scripts written without spaces, where every character is its own token
@@ -74,6 +105,47 @@ KOREAN_INSIDE = ("않", "없")
 KOREAN_PREFIXES = ("못", "아니", "아닌", "아님")
 KOREAN_WORDS = ("안",)
 _HANGUL_RE = re.compile("[\uac00-\ud7a3]")
+
+#: Negative adverbs of degree ("hardly ever"): an ellipsis may not hide one, and an
+#: editor's bracket holding one never stands in for a source negation (it is read as
+#: inserting a negation, see docs/audit-rules.md, "Negation").
+DEGREE_NEGATORS: tuple[str, ...] = (
+    "hardly", "scarcely", "barely", "kaum", "apenas", "nauwelijks", "knappt", "næppe", "neppe", "ledwo",
+    "едва", "ледве",
+)  # fmt: skip
+
+#: Negators written as the start of a longer word: Turkish ``değil`` takes suffixes
+#: (``değildir``, ``değiller``); Persian writes ``نمی`` (negated present) and ``نیست``
+#: (``نیستند``) joined to the word (its zero-width non-joiner is removed by
+#: normalization). A token starting with one of these negates. Turkish verb negation
+#: (the suffix ``-ma``/``-me``) and Persian ``ن``/``نـ`` on other verbs are inside the
+#: verb and cannot be listed (docs/audit-rules.md, "Negation").
+NEGATOR_PREFIXES: tuple[str, ...] = ("değil", "نمی", "نیست")
+_PREFIX_RE = re.compile("|".join(NEGATOR_PREFIXES), re.IGNORECASE)
+
+#: Letters of the scripts that have a negator list above (or are only ever read as
+#: another listed script's letters): Latin (with IPA and Latin extensions), Greek,
+#: Cyrillic, Hebrew, Arabic, Devanagari, Thai, Hangul, Han, Hiragana, Katakana,
+#: Bopomofo, and letter-like symbols. A token holding any other letter (Georgian,
+#: Armenian, Ethiopic, Tamil, Bengali, Lao, Khmer, Myanmar, ...) is in a script whose
+#: negations nothing here can see: an ellipsis or a bracket may not hide it
+#: (``elision_unchecked_script``; docs/audit-rules.md, "Negation").
+CHECKED_SCRIPT_RANGES = (
+    "\u0000-\u02ff"  # Basic Latin, Latin-1, Latin Extended-A/B, IPA, spacing modifiers
+    "\u0370-\u03ff\u1f00-\u1fff"  # Greek, Greek Extended
+    "\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f"  # Cyrillic and its supplements
+    "\u0590-\u05ff\ufb1d-\ufb4f"  # Hebrew
+    "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff"  # Arabic (Persian, Urdu)
+    "\u0900-\u097f\ua8e0-\ua8ff"  # Devanagari
+    "\u0e00-\u0e7f"  # Thai
+    "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff"  # Hangul
+    "\u1d00-\u1dbf\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff\uab30-\uab6f"  # Latin extensions, phonetics
+    "\u2100-\u214f"  # letter-like symbols
+    "\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u31f0-\u31ff"  # kana, Bopomofo
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # Han
+)
+#: A letter of a script with no negator list.
+UNCHECKED_LETTER_RE = re.compile(f"(?![{CHECKED_SCRIPT_RANGES}])[^\\W\\d_]")
 
 #: Every negating word in its ordinary spelling (all languages), for reports and benchmarks.
 NEGATION_WORDS = frozenset(w for words in NEGATORS_BY_LANGUAGE.values() for w in words)
@@ -103,6 +175,10 @@ def _runs_by_first() -> dict[str, list[tuple[str, ...]]]:
 _RUNS_BY_FIRST = _runs_by_first()
 _KOREAN_PREFIXES = tuple(_one_token(w) for w in KOREAN_PREFIXES)
 _KOREAN_WORDS = frozenset(_one_token(w) for w in KOREAN_WORDS)
+_NEGATOR_PREFIXES = tuple(_one_token(w) for w in NEGATOR_PREFIXES)
+#: :data:`DEGREE_NEGATORS` as normalized tokens (each is also in :data:`NEGATION_TOKENS`).
+DEGREE_NEGATION_TOKENS = frozenset(_one_token(w) for w in DEGREE_NEGATORS)
+assert DEGREE_NEGATION_TOKENS <= NEGATION_TOKENS  # noqa: S101 - a degree negator must be listed
 _TRIGGERS = NEGATION_TOKENS | set(_RUNS_BY_FIRST) | {"t", "n"}
 _APOSTROPHES = frozenset("'\u2019\u02bc")
 
@@ -114,7 +190,8 @@ def negation_positions(text: NormalizedText) -> array:
     English ``n't`` (normalization splits ``don't`` into ``don`` + ``t``), the ``n`` of
     a French ``n'`` (an apostrophe follows it in the original), part of a run spelling
     a no-space negator (:data:`NO_SPACE_NEGATORS`: every token of the run), or a
-    Korean word with a negator inside it. Rules: docs/audit-rules.md, "Negation".
+    Korean word with a negator inside it, or starts with one of
+    :data:`NEGATOR_PREFIXES`. Rules: docs/audit-rules.md, "Negation".
     """
     tokens = text.tokens
     found: set[int] = set()
@@ -132,6 +209,8 @@ def negation_positions(text: NormalizedText) -> array:
             for run in _RUNS_BY_FIRST.get(token, ()):
                 if tokens[p : p + len(run)] == run:
                     found.update(range(p, p + len(run)))
+    if _PREFIX_RE.search(text.original):
+        found.update(p for p, token in enumerate(tokens) if token.startswith(_NEGATOR_PREFIXES))
     if _HANGUL_RE.search(text.original):
         for p, token in enumerate(tokens):
             if (
@@ -141,6 +220,20 @@ def negation_positions(text: NormalizedText) -> array:
             ):
                 found.add(p)
     return array("i", sorted(found))
+
+
+def unchecked_script_positions(text: NormalizedText) -> array:
+    """Ascending token positions of ``text`` holding a letter of a script with no negator list (int32 array).
+
+    Such a token may hide a negation nobody can see, so an ellipsis or a bracket may
+    not stand for it (fail closed; see :data:`CHECKED_SCRIPT_RANGES` and
+    docs/audit-rules.md, "Negation"). Empty (and cheap: one C-level search of the
+    original) for a text without such letters.
+    """
+    if UNCHECKED_LETTER_RE.search(text.original) is None:
+        return array("i")
+    # the original may hold letters normalization folds away (mathematical 𝑥 is x): decide on tokens
+    return array("i", [p for p, token in enumerate(text.tokens) if UNCHECKED_LETTER_RE.search(token)])
 
 
 def negates(text: str) -> bool:

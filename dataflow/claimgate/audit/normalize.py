@@ -56,6 +56,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from claimgate.lookalikes import CASEFOLDED_LOOKALIKES
+
 # --- character classes -------------------------------------------------------------
 
 #: Scripts written without spaces between words: one token per character.
@@ -135,22 +137,10 @@ _SOFT_HYPHEN_BREAK_RE = re.compile(
     rf"|{_LINE_BREAK}{_BLANKS}\u00ad(?:{_BLANKS}{_LINE_BREAK})?){_BLANKS}"
 )
 
-#: Cyrillic and Greek lower-case letters drawn identically to a Latin letter, in both
-#: cases (а/А, о/О, ...). Applied after case folding, so the table is lower case only.
-#: Letters whose capital alone is a look-alike (Cyrillic В/в, Greek Τ/τ, Μ/μ) are NOT
-#: folded: folding the capital alone would make 'Τ' and 'τ' differ after case folding
-#: (an upper-cased quote would stop matching), and folding both would equate 'μm'
-#: with 'mm'. Such letters stay distinct, which fails closed (no match), never open.
-_CONFUSABLES = str.maketrans(
-    {
-        "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
-        "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "һ": "h", "ԛ": "q", "ԝ": "w",
-        "ӏ": "l", "ё": "ë", "ї": "ï",
-        "ο": "o",  # Greek omicron
-        # variant spellings of the comparison signs (not letters; case-free)
-        "⩾": "≥", "⩽": "≤", "≧": "≥", "≦": "≤",
-    }
-)  # fmt: skip
+#: Cyrillic and Greek look-alike letters folded to Latin after case folding (the table and
+#: its reasons: :mod:`claimgate.lookalikes`). Such letters not listed stay distinct, which
+#: fails closed (no match), never open.
+_CONFUSABLES = CASEFOLDED_LOOKALIKES
 
 _ASCII_OR_CLUSTER_RE = re.compile(
     # a run of superscript or subscript digits (with a sign) first: NFKC would make

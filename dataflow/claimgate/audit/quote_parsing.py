@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from claimgate.audit.negation import negation_positions
+from claimgate.audit.negation import DEGREE_NEGATION_TOKENS, negation_positions, unchecked_script_positions
 from claimgate.audit.normalize import (
     CJK_RANGES,
     NO_SPACE_SCRIPT_RANGES,
@@ -38,11 +38,13 @@ EDGE_ELISION_TOKENS = 3
 DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
 INSERTS_NEGATION = 2  # the bracket has a negation, the covered source tokens none
 CHANGES_NUMBER = 4  # a number of the bracket is not among the covered source tokens
+COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket, in a script with no negator list
 #: Reason for a placement's violation bits, first match wins.
 BRACKET_REASONS = (
     (CHANGES_NUMBER, "bracket_changes_number"),
     (INSERTS_NEGATION, "bracket_inserts_negation"),
     (DROPS_NEGATION, "bracket_drops_negation"),
+    (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
 )
 
 #: Every spelling of dots that NFKC folds to one or more full stops (U+2024 one dot
@@ -98,6 +100,8 @@ class Bracket:
 
     negates: bool  # holds a negation of its own
     numbers: tuple[int, ...]  # ids of its tokens with a digit, sign included (-1: in no document)
+    degree: bool = False  # holds a negative adverb of degree ("hardly"): never a stand-in for another negation
+    unchecked: bool = False  # holds letters of a script with no negator list
 
 
 @dataclass(frozen=True)
@@ -191,17 +195,24 @@ def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     tokens = normalized.tokens
     negates = len(negation_positions(normalized)) > 0
     numbers = tuple(token_id(t) for t in tokens if any(c.isdigit() for c in t))
-    return Bracket(negates, numbers)
+    degree = negates and not DEGREE_NEGATION_TOKENS.isdisjoint(tokens)
+    return Bracket(negates, numbers, degree, len(unchecked_script_positions(normalized)) > 0)
 
 
 def _merge(a: Bracket | None, b: Bracket) -> Bracket:
     """Brackets with nothing between them read as one."""
-    return b if a is None else Bracket(a.negates or b.negates, a.numbers + b.numbers)
+    if a is None:
+        return b
+    return Bracket(a.negates or b.negates, a.numbers + b.numbers, a.degree or b.degree, a.unchecked or b.unchecked)
 
 
 def _unanchored(bracket: Bracket) -> int:
     """Violation bits of a bracket that stands for no source token (at a fragment's edge)."""
-    return (CHANGES_NUMBER if bracket.numbers else 0) | (INSERTS_NEGATION if bracket.negates else 0)
+    return (
+        (CHANGES_NUMBER if bracket.numbers else 0)
+        | (INSERTS_NEGATION if bracket.negates else 0)
+        | (COVERS_UNCHECKED_SCRIPT if bracket.unchecked else 0)
+    )
 
 
 def edge_ellipses(quote: str) -> tuple[bool, bool]:

@@ -43,7 +43,8 @@ Matching model (see :mod:`claimgate.audit.normalize` for tokens):
   just before the first fragment (not crossing the document start), for a
   *trailing* one, not in the up to 3 tokens just after the last fragment
   (``... patients had serious adverse events`` against ``No patients had serious
-  adverse events`` is ``elision_drops_negation``).
+  adverse events`` is ``elision_drops_negation``); nor hide a token in a script
+  with no negator list (``elision_unchecked_script``: fail closed).
 - A bracket must not change what the source says in the two ways a checker can
   see: every number in it (a token with a digit, sign included: ``[+2.2]`` is
   ``2.2``, not ``-2.2``) must be among the source tokens it stands for
@@ -61,8 +62,9 @@ candidate start; at one start the smallest bracket gaps that match are used
 placements the lexicographically earliest chain that breaks no rule (no bracket
 violation, no negation elided between fragments or beyond an edge ellipsis) is
 reported; if every chain breaks one, the earliest chain of all decides the reason
-(a bracket reason, in the order number, inserted negation, dropped negation;
-otherwise ``elision_drops_negation``). With several documents, documents are taken
+(a bracket reason, in the order number, inserted negation, dropped negation,
+unchecked script; otherwise ``elision_drops_negation`` when the elided tokens hold a
+negation, else ``elision_unchecked_script``). With several documents, documents are taken
 in sorted ``doc_id`` order. Brackets and ellipses can also be the source's own
 (``J[c]=p``, ``[12]``, ``1, 2, ..., n``): marks found among the cited
 document's own are read literally first (and do not count for ``match_kind``);
@@ -116,6 +118,9 @@ Verdicts and reason codes (stable interface):
   bracketed negation where the source tokens it stands for have none.
 - ``not_found`` / ``bracket_changes_number``: the only placements put a bracketed
   number that is not among the source tokens the bracket stands for.
+- ``not_found`` / ``elision_unchecked_script``: the only placements elide (or put a
+  bracket for, or a bracket holding) text in a script with no negator list
+  (Georgian, Armenian, Ethiopic, Tamil, ...), where a hidden negation cannot be seen.
 - ``not_found`` / ``match_too_complex``: matching the cited document would take
   more than ``max_steps`` steps (undecided, so refused).
 - ``insufficient_quote`` / ``empty_quote``: no token at all (empty, punctuation
@@ -143,6 +148,7 @@ result as the reference full scan :func:`audit_quote_scan`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -215,7 +221,7 @@ class _Matcher:
         # segments without joined words: in a document without any, each occurs as its bytes
         self.needles = [segment.needle for segment in segments if not segment.joined_words]
         # per fragment: can a bracket break a rule without a negation in the document?
-        self.brackets_bite = [any(b.negates or b.numbers for b in f.brackets) for f in parsed.fragments]
+        self.brackets_bite = [any(b.negates or b.numbers or b.unchecked for b in f.brackets) for f in parsed.fragments]
 
     def match(self, doc: IndexedDocument) -> tuple[str | None, list[tuple[int, int]]]:
         """``("clean" | reason | None, [(start_token, end_token) per fragment])``.
@@ -241,7 +247,7 @@ class _Matcher:
         # one fragment and no edge ellipsis: the first placement without violations decides
         first_only = len(self.parsed.fragments) == 1 and not (self.parsed.lead_elided or self.parsed.trail_elided)
         for fragment, bites in zip(self.parsed.fragments, self.brackets_bite, strict=True):
-            may_break = len(fragment.segments) > 1 and (bites or bool(doc.negations))
+            may_break = len(fragment.segments) > 1 and (bites or bool(doc.elision_stops))
             found = search.placements(fragment, may_break, first_only)
             if not found.starts:
                 return None, []
@@ -249,7 +255,7 @@ class _Matcher:
         chain = self._chain(search, placements, strict=True)
         if chain is not None:
             return "clean", [(s, e) for s, e, _ in chain]
-        if not any(any(p.violations) for p in placements) and not doc.negations:
+        if not any(any(p.violations) for p in placements) and not doc.elision_stops:
             return None, []  # nothing strict refused: the loose chain is the same (none)
         chain = self._chain(search, placements, strict=False)
         if chain is None:
@@ -257,23 +263,40 @@ class _Matcher:
         bits = 0
         for _, _, violations in chain:
             bits |= violations
-        reason = next((r for bit, r in BRACKET_REASONS if bits & bit), "elision_drops_negation")
+        reason = next((r for bit, r in BRACKET_REASONS if bits & bit), None) or self._elision_reason(search, chain)
         return reason, [(s, e) for s, e, _ in chain]
+
+    def _elision_reason(self, search: DocumentSearch, chain: list[Link]) -> str:
+        """``elision_drops_negation`` if the elided source tokens hold a negation, else ``elision_unchecked_script``.
+
+        Called for a chain that only the loose rules allow, so its elided tokens hold an
+        elision stop: a negation, or (when none) a token in a script with no negator list.
+        """
+        if search.doc.elision_stops is search.doc.negations:
+            return "elision_drops_negation"
+        elided = [(e, s) for (_, e, _), (s, _, _) in zip(chain, chain[1:])]
+        if self.parsed.lead_elided:
+            elided.append((max(0, chain[0][0] - EDGE_ELISION_TOKENS), chain[0][0]))
+        if self.parsed.trail_elided:
+            elided.append((chain[-1][1], min(search.n, chain[-1][1] + EDGE_ELISION_TOKENS)))
+        negations = search.doc.negations
+        hides_negation = any(bisect_left(negations, lo) < bisect_left(negations, hi) for lo, hi in elided)
+        return "elision_drops_negation" if hides_negation else "elision_unchecked_script"
 
     def _chain(self, search: DocumentSearch, placements: list[Placements], strict: bool) -> list[Link] | None:
         """The earliest chain; ``strict``: placements without violation bits and no negation elided."""
         allowed = [[not (strict and bits) for bits in p.violations] for p in placements]
-        if strict and search.doc.negations:
+        if strict and search.doc.elision_stops:
             # an edge ellipsis may not hide a negation just beyond the quote's edge
             if self.parsed.lead_elided:
                 allowed[0] = [
-                    ok and not search.negated(max(0, s - EDGE_ELISION_TOKENS), s)
+                    ok and not search.stopped(max(0, s - EDGE_ELISION_TOKENS), s)
                     for s, ok in zip(placements[0].starts, allowed[0])
                 ]
             if self.parsed.trail_elided:
                 n = search.n
                 allowed[-1] = [
-                    ok and not search.negated(e, min(n, e + EDGE_ELISION_TOKENS))
+                    ok and not search.stopped(e, min(n, e + EDGE_ELISION_TOKENS))
                     for e, ok in zip(placements[-1].ends, allowed[-1])
                 ]
         if len(placements) > 1:

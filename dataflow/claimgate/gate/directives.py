@@ -9,13 +9,20 @@ prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
 trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
 
+Directive-likeness is decided on a *folded* copy of a non-ASCII line
+(:func:`claimgate.lookalikes.fold_lookalikes`: invisible format characters removed,
+NFKC, Cyrillic/Greek look-alike letters folded to Latin), so ``＠quill`` (full-width)
+or ``@quіll`` (Cyrillic і) is directive-like; the full match is then checked on the
+raw line, so such a line is ``malformed_directive`` (fail closed), never skipped. An
+ASCII line is never folded (folding is the identity there).
+
 Two opt-ins of the schema narrow what is directive-like (docs/gate-rules.md,
 "Directive opt-ins"): ``scope = "prefix"`` makes a line directive-like only when its
 first white-space-separated token is exactly the prefix; ``skip_fenced_code = true``
 never reads a line inside a Markdown fenced code block (a line of three or more
 backticks or tildes, indented at most three spaces, up to the closing fence of the
 same character and at least the same length, or the end of the text). A line that
-contains the prefix, or that the schema's scope would read, but is not read because
+contains the prefix (look-alikes folded), or that the schema's scope would read, but is not read because
 of an opt-in is reported by ``ignored_lines_of``, never silently used or dropped.
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
@@ -31,6 +38,7 @@ from collections.abc import Iterator
 
 from claimgate.errors import DirectiveError
 from claimgate.gate.schema import ClaimSchema
+from claimgate.lookalikes import fold_lookalikes
 from claimgate.textlines import LINE_TERMINATORS
 
 #: ``DirectiveError`` reasons, in the order each line is checked (the tests check every raise is listed).
@@ -69,12 +77,24 @@ def is_directive_like(line: str, prefix: str, scope: str = "line") -> bool:
 
     ``scope="line"`` (the seed's rule): it contains the prefix or its first non-space
     character is the prefix's first character. ``scope="prefix"``: its first
-    white-space-separated token is exactly the prefix.
+    white-space-separated token is exactly the prefix. Both are decided on the folded
+    line when it is not ASCII (full-width ``＠``, Cyrillic ``е`` count as ``@``, ``e``),
+    so a look-alike directive is read, and refused as malformed, never skipped.
     """
+    if not line.isascii():
+        # Decide on the folded line: a look-alike of the prefix must not pass as prose.
+        line, prefix = fold_lookalikes(line), fold_lookalikes(prefix)
     if scope == "prefix":
         tokens = line.split(maxsplit=1)
         return bool(tokens) and tokens[0] == prefix
     return prefix in line or line.lstrip().startswith(prefix[0])
+
+
+def holds_prefix(line: str, prefix: str) -> bool:
+    """Whether ``line`` contains ``prefix``, look-alikes folded on a non-ASCII line (see ``is_directive_like``)."""
+    if line.isascii():
+        return prefix in line
+    return fold_lookalikes(prefix) in fold_lookalikes(line)
 
 
 def _closes(line: str, fence: str) -> bool:
@@ -95,6 +115,7 @@ def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int,
     """
     prefix, scope, skip_fences = schema.prefix, schema.directive_scope, schema.skip_fenced_code
     first = prefix[0]
+    folded_first = fold_lookalikes(prefix)[0]
     fence = ""  # the opening fence of the code block we are in, "" outside one
     offset = 0
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
@@ -106,25 +127,26 @@ def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int,
             if fence:
                 if _closes(line, fence):
                     fence = ""
-                if prefix in line or is_directive_like(line, prefix, scope):
+                if holds_prefix(line, prefix) or is_directive_like(line, prefix, scope):
                     yield number, start, line, "skip_fenced_code"
                 continue
             opening = _FENCE_OPEN.match(line) if ("`" in line or "~" in line) else None
             if opening is not None:
                 fence = opening["fence"]
-                if prefix in line:
+                if holds_prefix(line, prefix):
                     yield number, start, line, "skip_fenced_code"
                 continue
-        # Both directive-like conditions need the prefix's first character on the line: this
-        # C-level test skips ordinary prose lines without building a stripped copy of each.
-        if first not in raw:
+        # Both directive-like conditions (and holding the prefix) need the prefix's first character
+        # on the line, after folding for a non-ASCII line (full-width '＠'): these C-level tests skip
+        # ordinary prose lines without building a stripped copy of each.
+        if first not in raw and (raw.isascii() or folded_first not in fold_lookalikes(raw)):
             continue
         # A kept line ends in exactly one terminator (one or two characters, "\r\n"), never
         # inside the line: splitlines would have split there.
         line = raw.rstrip(LINE_TERMINATORS)
         if is_directive_like(line, prefix, scope):
             yield number, start, line, ""
-        elif prefix in line and scope == "prefix":
+        elif scope == "prefix" and holds_prefix(line, prefix):
             yield number, start, line, "scope_prefix"
 
 
@@ -144,8 +166,8 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     pattern = _pattern(prefix)
     directives: list[dict] = []
     seen: set[tuple[str, str]] = set()
-    # Fast path: a text without the prefix's first character has no directive-like line.
-    if prefix[0] not in text:
+    # Fast path: an ASCII text without the prefix's first character has no directive-like line.
+    if prefix[0] not in text and text.isascii():
         return directives
     for number, start, line, ignored in _candidate_lines(text, schema):
         if ignored:
@@ -190,7 +212,9 @@ def ignored_lines_of(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     or ``"scope_prefix"``) and ``quote`` (the whole line, at most 200 characters). Always
     ``[]`` under the seed's rule (no opt-in), which reads every such line.
     """
-    if not (schema.skip_fenced_code or schema.directive_scope != "line") or schema.prefix[0] not in text:
+    if not (schema.skip_fenced_code or schema.directive_scope != "line") or (
+        schema.prefix[0] not in text and text.isascii()
+    ):
         return []
     return [
         {"source_id": source_id, "line": number, "rule": rule, "quote": line[:200]}
