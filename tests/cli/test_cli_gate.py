@@ -1,4 +1,4 @@
-"""The command line of the gate (issues 2 and 6): exit codes, one-line refusals, atomic and repeatable output.
+"""The gate's command line (docs/using-your-docs.md): exit codes, one-line refusals, atomic and repeatable output.
 
 Most checks call ``run_pipeline.main`` in-process (``cli``); a few run the real script in a
 subprocess (``run_cli``) where the process boundary is the point: the default run, the exit
@@ -61,7 +61,7 @@ def test_default_run_exits_0_and_prints_the_case_table(default_run):
         assert case_id in done.stdout
 
 
-def test_default_run_document_has_the_issue_fields(default_run):
+def test_default_run_document_has_the_specified_fields(default_run):
     _, out, _, _ = default_run
     document = json.loads(out.read_text())
     assert document["execution_mode"] == "offline-explicit-synthetic-directive-gate"
