@@ -31,6 +31,7 @@ def _readable(index: CorpusIndex) -> dict:
             list(d.ends),
             {p: [(word(w), end) for w, end in r] for p, r in d.joined_words.items()},
             list(d.negations),
+            list(d.elision_stops),
             d.has_ellipsis,
             d.brackets,
         )
@@ -98,3 +99,20 @@ def test_postings_stay_sorted_when_an_id_outgrows_the_packing() -> None:
         expected |= set(zip(keys.tolist(), docs.tolist()))
     _, _, bk, bd = postings.arrays()
     assert list(zip(bk.tolist(), bd.tolist())) == sorted(expected)
+
+
+#: Documents the array rules tokenize but whose negations need the token scan: a negator prefix (Turkish
+#: ``değil…``, Persian ``نمی…``) or a script with no negator list (Georgian), beside plain Latin text.
+TOKEN_SCAN_DOCS = {
+    "tr": "Bu yöntem güvenli değildir ve üretimde kullanılmamalıdır.",
+    "fa": "این روش نمی‌تواند امن باشد.",
+    "ka": "ეს მეთოდი არ არის უსაფრთხო production-ში.",
+    "en": "The method is not safe for production use.",
+}
+
+
+def test_array_build_equals_the_reference_for_negator_prefixes_and_unlisted_scripts() -> None:
+    built = build_corpus_index(TOKEN_SCAN_DOCS)
+    assert _readable(built) == _readable(build_corpus_index_reference(TOKEN_SCAN_DOCS))
+    stops = {d.doc_id: list(d.elision_stops) for d in built.docs}
+    assert stops["ka"] and stops["tr"] and stops["fa"]  # each has a position no ellipsis may hide

@@ -112,3 +112,13 @@ def test_audit_command_with_cache_writes_the_same_bytes_cold_and_warm(tmp_path: 
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] == outputs[2]
     assert len(list((tmp_path / "cache").glob("corpus-index-*.bin"))) == 1
+
+
+def test_cached_index_keeps_the_stops_of_negator_prefixes_and_unlisted_scripts(tmp_path: Path) -> None:
+    from tests.audit.test_index_build import TOKEN_SCAN_DOCS
+
+    key = index_cache.corpus_key(TOKEN_SCAN_DOCS)
+    index_cache.store_index(tmp_path, key, build_corpus_index(TOKEN_SCAN_DOCS))
+    loaded = index_cache.load_index(tmp_path, key, TOKEN_SCAN_DOCS)
+    assert loaded is not None
+    assert _readable(loaded) == _readable(build_corpus_index(TOKEN_SCAN_DOCS))

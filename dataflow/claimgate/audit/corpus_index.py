@@ -25,7 +25,7 @@ from claimgate.audit.normalize import JoinedWord, joined_word_alternatives, norm
 from claimgate.audit.quote_parsing import ELLIPSIS_RE, ParsedQuote, bracket_texts, fold_ellipses
 
 
-def _elision_stops(negations: array, unchecked: array) -> array:
+def elision_stops(negations: array, unchecked: array) -> array:
     """Ascending union of negation and unchecked-script positions; ``negations`` itself if there are none."""
     if not unchecked:
         return negations
@@ -252,7 +252,7 @@ def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
                 negations,
                 bool(ELLIPSIS_RE.search(fold_ellipses(normalized.original))),
                 bracket_texts(normalized.original),
-                _elision_stops(negations, unchecked_script_positions(normalized)),
+                elision_stops(negations, unchecked_script_positions(normalized)),
             )
         )
         u, b = _doc_keys(ids, joined)

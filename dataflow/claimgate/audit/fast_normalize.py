@@ -43,7 +43,7 @@ from claimgate.audit.normalize import (
 
 #: Bump when the tokens, offsets or joins of any text could change: the on-disk
 #: index cache (:mod:`claimgate.audit.index_cache`) is keyed by it.
-NORMALIZER_VERSION = 1
+NORMALIZER_VERSION = 2  # 2: negator lists of more languages; unlisted scripts stop an elision
 
 #: Characters below this code point are classified by table; any other sends the text to the reference tokenizer.
 TABLE_SIZE = 0x2300

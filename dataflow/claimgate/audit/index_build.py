@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, _doc_keys, joined_word_keys
+from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, _doc_keys, elision_stops, joined_word_keys
 from claimgate.audit.fast_normalize import (
     _tokens,
     code_points,
@@ -34,7 +34,13 @@ from claimgate.audit.fast_normalize import (
     line_end_hyphens,
     token_array,
 )
-from claimgate.audit.negation import _APOSTROPHES, NEGATION_TOKENS, negation_positions
+from claimgate.audit.negation import (
+    _APOSTROPHES,
+    NEGATION_TOKENS,
+    needs_token_scan,
+    negation_positions,
+    unchecked_script_positions,
+)
 from claimgate.audit.normalize import (
     joined_word_alternatives,
     normalize_text,
@@ -212,6 +218,7 @@ def _reference_document(doc_id: str, original: str, vocab: _Vocabulary):
     ids = [vocab.intern(t) for t in normalized.tokens]
     joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
     u, b = _doc_keys(ids, joined)
+    negations = negation_positions(normalized)
     document = IndexedDocument(
         doc_id,
         original,
@@ -219,10 +226,22 @@ def _reference_document(doc_id: str, original: str, vocab: _Vocabulary):
         array("i", normalized.starts),
         array("i", normalized.ends),
         joined,
-        negation_positions(normalized),
+        negations,
         *_document_marks(original),
+        elision_stops=elision_stops(negations, unchecked_script_positions(normalized)),
     )
     return document, u, b
+
+
+def _token_scan(original: str, negations: array) -> tuple[array, array]:
+    """``(negations, elision_stops)`` of a document with a negator prefix or an unlisted script.
+
+    The array rules find listed negators by token id only; such a document (rare) is
+    tokenized again by the reference normalizer, whose tokens equal the array build's.
+    """
+    normalized = normalize_text(original)
+    found = negation_positions(normalized)
+    return found, elision_stops(found, unchecked_script_positions(normalized))
 
 
 def _negations(ids, starts_orig, doc_of_token, first_token, originals, vocab: _Vocabulary) -> np.ndarray:
@@ -369,6 +388,10 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
                 uni_docs.append(np.full(len(u), k))
                 bi_keys.append(b)
                 bi_docs.append(np.full(len(b), k))
+        negations = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]])
+        stops = None
+        if needs_token_scan(originals[local]):
+            negations, stops = _token_scan(originals[local], negations)
         out.append(
             IndexedDocument(
                 doc_ids[k],
@@ -377,9 +400,10 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
                 array("i", starts_bytes[4 * lo : 4 * hi]),
                 array("i", ends_bytes[4 * lo : 4 * hi]),
                 joined_words,
-                array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]]),
+                negations,
                 local in marks[0],
                 marks[1].get(local, frozenset()),
+                elision_stops=stops,
             )
         )
     postings.add(np.concatenate(uni_keys), np.concatenate(uni_docs), np.concatenate(bi_keys), np.concatenate(bi_docs))

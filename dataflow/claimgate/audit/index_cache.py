@@ -37,8 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument
+from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, elision_stops
 from claimgate.audit.fast_normalize import NORMALIZER_VERSION
+from claimgate.audit.negation import needs_token_scan, unchecked_script_positions
+from claimgate.audit.normalize import normalize_text
 from claimgate.errors import OutputError
 from claimgate.io.atomic import write_atomic
 
@@ -84,6 +86,13 @@ def _payload(index: CorpusIndex) -> dict:
     }
 
 
+def _unchecked_stops(original: str, negations: bytes) -> array | None:
+    """The elision stops of a cached document: ``None`` (its negations) unless it holds an unlisted script."""
+    if not needs_token_scan(original):
+        return None
+    return elision_stops(array("i", negations), unchecked_script_positions(normalize_text(original)))
+
+
 def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
     doc_ids = payload["doc_ids"]
     first = np.concatenate([[0], np.cumsum(payload["token_counts"])]).tolist()
@@ -105,6 +114,7 @@ def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
                 array("i", negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
                 has_ellipsis[k],
                 frozenset(brackets.get(k, ())),
+                elision_stops=_unchecked_stops(documents[doc_id], negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
             )
         )
     strings = payload["strings"]

@@ -222,6 +222,16 @@ def negation_positions(text: NormalizedText) -> array:
     return array("i", sorted(found))
 
 
+def needs_token_scan(original: str) -> bool:
+    """Whether ``original`` holds a negator prefix or a letter of an unlisted script (one C-level search each).
+
+    The array build of the corpus index (``index_build``) finds listed negators by token
+    id; a document for which this is true also gets :func:`negation_positions` and
+    :func:`unchecked_script_positions` from its tokens, so both builds agree.
+    """
+    return _PREFIX_RE.search(original) is not None or UNCHECKED_LETTER_RE.search(original) is not None
+
+
 def unchecked_script_positions(text: NormalizedText) -> array:
     """Ascending token positions of ``text`` holding a letter of a script with no negator list (int32 array).
 
