@@ -72,6 +72,13 @@ def test_malformed_directive_picture_shows_directive_errors_deciding_after_the_p
 
 
 @pytest.mark.parametrize("case_id", CASE_IDS)
+def test_the_runs_report_of_ignored_lines_is_drawn_as_run_in_every_case_picture(default_run, case_id):
+    # computed once for the whole run, whatever decided the case: never "not reached"
+    styles = _node_styles((default_run / "cases" / f"{case_id}.dot").read_text())
+    assert pictures.RAN_STYLE["fillcolor"] in styles["ignored_directive_lines"]
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
 def test_case_picture_has_no_config_box_or_config_suffix(default_run, case_id):
     dot = (default_run / "cases" / f"{case_id}.dot").read_text()
     assert "shape=note" not in dot

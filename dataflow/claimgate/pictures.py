@@ -169,16 +169,26 @@ def write_picture(dot_source: str, out_base: str | Path, fmt: str = "svg") -> tu
 def nodes_ran(graph, decided_at: str) -> set[str]:
     """Nodes of a Hamilton ``FunctionGraph`` that ran for a case decided at ``decided_at``.
 
-    Those are the deciding node, everything it depends on, and the nodes that assemble
+    Those are the deciding node, everything it depends on, the nodes that assemble
     every case's result (downstream of the last deciding node: ``gate_result``,
-    ``gate_results``). The deciding stages after ``decided_at`` never saw the case
+    ``gate_results``), and the run's reports: nodes that depend on no deciding stage
+    and feed none (``ignored_directive_lines``, computed once for the whole run, with
+    what they depend on). The deciding stages after ``decided_at`` never saw the case
     (each stage passes on only the cases it left open), nor did the nodes that feed
     only them. The stages come from ``decisions.decision_stages`` (the ``decides`` tags).
     """
     stages = [name for name, _ in decision_stages(graph)]
     if decided_at not in stages:
         raise ValueError(f"{decided_at!r} is not a deciding node ({', '.join(stages)})")
-    return {decided_at} | upstream(graph, decided_at) | downstream(graph, stages[-1])
+    assembly = downstream(graph, stages[-1])
+    feeding = set(stages).union(*(upstream(graph, stage) for stage in stages), *(upstream(graph, n) for n in assembly))
+    reports = {
+        name
+        for name in graph.nodes
+        if name not in feeding and name not in assembly and not set(stages) & upstream(graph, name)
+    }
+    reports |= set().union(*(upstream(graph, name) for name in reports))
+    return {decided_at} | upstream(graph, decided_at) | assembly | reports
 
 
 def hide_config(graph, config: dict) -> None:
