@@ -9,12 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from claimgate.gate import stages as gate_stages
-from claimgate.gate.schema import DEFAULT_EXECUTION_MODE
 
 if TYPE_CHECKING:
     from claimgate.execution.drivers import GateRun
 
-EXECUTION_MODE = DEFAULT_EXECUTION_MODE  # the seed's; a schema may set its own ``execution_mode``
 POLICY = (
     "Only sources whose version equals the requested version exactly are eligible; a newer version is never "
     "a fallback and candidate order never picks a winner. Only explicit directive lines are read; prose is "

@@ -18,7 +18,6 @@ from hamilton import driver
 import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
 from claimgate.execution.documents import (  # noqa: F401  (re-exported: the driver layer's public names)
     DETAIL_CHARS,
-    EXECUTION_MODE,
     LIMIT,
     POLICY,
     case_entries,

@@ -33,9 +33,6 @@ CLAIM_FIELDS = (
     "quote",
 )
 
-#: The seed's system message (Quill's schema and any schema without ``[answer_request] system``).
-SYSTEM_PROMPT = DEFAULT_SYSTEM_PROMPT
-
 #: Request checks in the order they are applied; the first failure refuses the case.
 REQUEST_CHECKS = (
     "invalid_case",
@@ -109,12 +106,13 @@ def answer_request(
     operation: str,
     claim_key: str,
     claims: Sequence[Mapping],
-    system_prompt: str = SYSTEM_PROMPT,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
 ) -> dict:
     """The prepared (never sent) chat request for a ``ready`` case (docs/gate-rules.md, "Result objects").
 
-    ``system_prompt`` is the schema's ``[answer_request] system`` (the seed's wording by
-    default). ``claims`` are claim records with exactly ``CLAIM_FIELDS``. The user message is
+    ``system_prompt`` is the schema's ``[answer_request] system``
+    (``schema.DEFAULT_SYSTEM_PROMPT`` when it sets none). ``claims`` are claim records with
+    exactly ``CLAIM_FIELDS``. The user message is
     ``json.dumps({"requested_version", "operation", "claim_key", "source_claims"},
     sort_keys=True)`` with json's default separators and ASCII escaping.
     """
@@ -146,7 +144,7 @@ def answer_request_from_json(
     operation: str,
     claim_key: str,
     claim_jsons: Sequence[str],
-    system_prompt: str = SYSTEM_PROMPT,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
 ) -> dict:
     """``answer_request`` from claims already serialized with ``claim_json``: the same bytes, built faster.
 
@@ -179,7 +177,7 @@ def decided_result(
     agreed_value: str | None = None,
     missing_claim_source_ids: list[str] | None = None,
     claim_jsons: Sequence[str] | None = None,
-    system_prompt: str = SYSTEM_PROMPT,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
 ) -> dict:
     """Assemble a non-refused result object, fields in the fixed order of docs/gate-rules.md, "Result objects".
 

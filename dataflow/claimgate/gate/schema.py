@@ -18,7 +18,8 @@ A schema is a TOML file::
 It fixes the directive grammar ``<prefix> <operation> <key>=<value>`` and the
 enumeration of values each (operation, key) accepts. Quill's schema,
 ``fixtures/quill_schema.toml``, is the default; a schema that leaves the optional
-tables out gets the seed's behaviour and wording byte for byte. An invalid schema is
+tables out gets the seed's behaviour (``MAJOR.MINOR`` versions, the seed's directive rule)
+and a neutral wording of the request (``DEFAULT_SYSTEM_PROMPT``). An invalid schema is
 refused before any case runs (``IngestionError`` ``invalid_schema`` with a one-line
 detail). Unknown top-level keys or tables are refused too, so a misspelt table name
 never silently means "the default".
@@ -61,7 +62,8 @@ class ClaimSchema:
     ``system_prompt`` and ``execution_mode`` are the wording of the prepared request and
     of the result document; ``directive_scope`` (``"line"`` or ``"prefix"``) and
     ``skip_fenced_code`` are the directive opt-ins (see ``directives.py``). The defaults
-    are the seed's. Immutable and picklable.
+    are the seed's rules with a neutral wording (the fixtures' schemas declare the seed's
+    wording). Immutable and picklable.
     """
 
     prefix: str
@@ -173,7 +175,7 @@ def _text(value: object, where: str, refuse) -> str:
 
 
 def _options(document: dict, refuse) -> dict:
-    """The optional settings of a schema as ``ClaimSchema`` keyword arguments (absent → the seed's)."""
+    """The optional settings of a schema as ``ClaimSchema`` keyword arguments (absent → the defaults)."""
     options: dict = {}
     versions = _table(document, "versions", ("pattern",), refuse)
     try:
