@@ -13,8 +13,10 @@ added or removed document gives another key, so another file. A file that is
 missing, truncated, of another format or whose recorded key differs is ignored
 and the index is rebuilt and written again (fail safe: a cache can cost a
 rebuild, never change a verdict). Files are written atomically
-(:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens
-and their offsets, not the texts (they come from the corpus itself on load).
+(:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens,
+their offsets and everything found per document when the index was built
+(negations, elision stops, ellipses, brackets, joined words), not the texts (they
+come from the corpus itself on load): a load runs no per-document rule.
 
 File format: the line ``claimgate-corpus-index``, a JSON header line
 ``{"format", "normalizer", "key", "documents"}``, then a pickle (protocol 5) of
@@ -37,15 +39,15 @@ from pathlib import Path
 
 import numpy as np
 
-from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, elision_stops
+from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument
 from claimgate.audit.fast_normalize import NORMALIZER_VERSION
-from claimgate.audit.negation import needs_token_scan, unchecked_script_positions
-from claimgate.audit.normalize import normalize_text
 from claimgate.errors import OutputError
 from claimgate.io.atomic import write_atomic
 
 #: Version of the file layout below; bump on any change to it or to ``CorpusIndex``'s fields.
-INDEX_FORMAT = 1
+#: 2: the elision stops of documents with an unlisted script are stored (format 1 recomputed
+#: them on every load with a regular-expression pass over every document).
+INDEX_FORMAT = 2
 _MAGIC = b"claimgate-corpus-index\n"
 
 
@@ -80,17 +82,14 @@ def _payload(index: CorpusIndex) -> dict:
         "negations": b"".join(d.negations.tobytes() for d in docs),
         "negation_counts": neg_counts,
         "has_ellipsis": np.fromiter((d.has_ellipsis for d in docs), dtype=bool, count=len(docs)),
+        # only where they are not the negations themselves (a token in an unlisted script): rare
+        "elision_stops": {
+            k: d.elision_stops.tobytes() for k, d in enumerate(docs) if d.elision_stops is not d.negations
+        },
         "brackets": {k: sorted(d.brackets) for k, d in enumerate(docs) if d.brackets},
         "joined_words": {k: d.joined_words for k, d in enumerate(docs) if d.joined_words},
         "postings": (index.uni_keys, index.uni_docs, index.bi_keys, index.bi_docs),
     }
-
-
-def _unchecked_stops(original: str, negations: bytes) -> array | None:
-    """The elision stops of a cached document: ``None`` (its negations) unless it holds an unlisted script."""
-    if not needs_token_scan(original):
-        return None
-    return elision_stops(array("i", negations), unchecked_script_positions(normalize_text(original)))
 
 
 def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
@@ -99,7 +98,7 @@ def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
     neg_first = np.concatenate([[0], np.cumsum(payload["negation_counts"])]).tolist()
     token_ids, starts, ends, negations = (payload[k] for k in ("token_ids", "starts", "ends", "negations"))
     has_ellipsis = payload["has_ellipsis"].tolist()
-    brackets, joined = payload["brackets"], payload["joined_words"]
+    brackets, joined, stops = payload["brackets"], payload["joined_words"], payload["elision_stops"]
     docs = []
     for k, doc_id in enumerate(doc_ids):
         lo, hi = 4 * first[k], 4 * first[k + 1]
@@ -114,7 +113,7 @@ def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
                 array("i", negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
                 has_ellipsis[k],
                 frozenset(brackets.get(k, ())),
-                elision_stops=_unchecked_stops(documents[doc_id], negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
+                elision_stops=array("i", stops[k]) if k in stops else None,  # None: the negations object itself
             )
         )
     strings = payload["strings"]
