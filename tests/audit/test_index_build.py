@@ -19,6 +19,20 @@ _TRICKY = [*"aeEnt019.,'’-‐–−%±× \n\r\t\u00a0\u00adﬁßİоé⁶₁<_
 _TEXT = st.lists(st.sampled_from(_TRICKY) | st.characters(max_codepoint=0x2400), max_size=40).map("".join)
 
 
+def _ascending(postings) -> bool:
+    """Keys distinct and ascending, documents ascending within each key, offsets spanning the documents."""
+    steps = np.diff(postings.docs.astype(np.int64))
+    within = np.ones(len(steps), dtype=bool)
+    within[postings.offsets[1:-1] - 1] = False
+    return bool(
+        np.all(np.diff(postings.keys) > 0)
+        and np.all(steps[within] > 0)
+        and postings.offsets[0] == 0
+        and postings.offsets[-1] == len(postings.docs)
+        and np.all(np.diff(postings.offsets) > 0)
+    )
+
+
 def _readable(index: CorpusIndex) -> dict:
     """Everything an index holds, with token ids spelled as their strings (id numbering may differ)."""
     word = index.strings.__getitem__
@@ -35,9 +49,11 @@ def _readable(index: CorpusIndex) -> dict:
             d.has_ellipsis,
             d.brackets,
         )
-    uni = sorted((word(k), int(n)) for k, n in zip(index.uni_keys.tolist(), index.uni_docs))
-    bi = sorted((word(k >> 32), word(k & 0xFFFFFFFF), int(n)) for k, n in zip(index.bi_keys.tolist(), index.bi_docs))
-    ascending = all(np.all(np.diff(keys) >= 0) for keys in (index.uni_keys, index.bi_keys))
+    uni_keys, uni_docs = index.token_postings.expanded()
+    bi_keys, bi_docs = index.pair_postings.expanded()
+    uni = sorted((word(k), int(n)) for k, n in zip(uni_keys.tolist(), uni_docs))
+    bi = sorted((word(k >> 32), word(k & 0xFFFFFFFF), int(n)) for k, n in zip(bi_keys.tolist(), bi_docs))
+    ascending = all(_ascending(p) for p in (index.token_postings, index.pair_postings))
     return {"ids": index.doc_ids, "docs": docs, "uni": uni, "bi": bi, "sorted": ascending}
 
 
@@ -72,7 +88,7 @@ def test_offset_maps_built_by_numpy_equal_the_reference(text: str) -> None:
 
 def test_empty_corpus_gives_an_empty_index() -> None:
     index = build_corpus_index({})
-    assert len(index) == 0 and len(index.uni_keys) == 0 and len(index.bi_keys) == 0
+    assert len(index) == 0 and len(index.token_postings) == 0 and len(index.pair_postings) == 0
 
 
 def test_packed_bigram_sort_equals_a_lexsort_and_falls_back_for_wide_ids() -> None:
@@ -97,8 +113,9 @@ def test_postings_stay_sorted_when_an_id_outgrows_the_packing() -> None:
         docs = rng.integers(doc_low, doc_low + 20, size=200)
         postings.add(ids[0], docs, keys, docs)
         expected |= set(zip(keys.tolist(), docs.tolist()))
-    _, _, bk, bd = postings.arrays()
-    assert list(zip(bk.tolist(), bd.tolist())) == sorted(expected)
+    _, pairs = postings.arrays()
+    bk, bd = pairs.expanded()
+    assert list(zip(bk.tolist(), bd.tolist())) == sorted(expected) and _ascending(pairs)
 
 
 #: Documents the array rules tokenize but whose negations need the token scan: a negator prefix (Turkish

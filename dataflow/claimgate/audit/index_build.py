@@ -45,10 +45,11 @@ from claimgate.audit.normalize import (
     joined_word_alternatives,
     normalize_text,
 )
+from claimgate.audit.postings import Postings
 from claimgate.audit.quote_parsing import ELLIPSIS_RE, bracket_texts, fold_ellipses
 
 #: Characters of folded text per chunk: bounds the build's working memory (~40 bytes per character).
-CHUNK_CHARS = 1 << 22
+CHUNK_CHARS = 1 << 20
 
 
 class _Vocabulary:
@@ -153,23 +154,38 @@ class _Postings:
             block[:] = ((block >> shift) << 32) | ((block >> self.doc_bits) & id_mask)
         return packed, docs
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(uni_keys, uni_docs, bi_keys, bi_docs)`` sorted by key, documents ascending per key."""
-        uni = np.concatenate(self.uni) if self.uni else np.empty(0, np.int64)
-        self.uni = []
+    def arrays(self) -> tuple[Postings, Postings]:
+        """``(token postings, pair postings)``; the gathered chunks are released as they are read."""
+        uni = _drained(self.uni)
         uni.sort()
-        uni_docs = (uni & 0xFFFFFFFF).astype(np.int32)
-        uni >>= 32  # in place: the keys
+        uni_docs = np.empty(len(uni), np.int32)
+        for lo in range(0, len(uni), 1 << 20):  # in blocks: no full-size int64 temporary
+            block = uni[lo : lo + (1 << 20)]
+            uni_docs[lo : lo + len(block)] = block & 0xFFFFFFFF
+            block >>= 32  # in place: the keys
+        tokens = Postings.from_sorted(uni, uni_docs)
+        del uni, uni_docs
         if self.wide is not None:
-            bk, bd = np.concatenate(self.wide[0]), np.concatenate(self.wide[1])
+            bk, bd = _drained(self.wide[0]), _drained(self.wide[1], np.int32)
             self.wide = None
             order = np.argsort(bk, kind="stable")  # stable: chunks are in document order
-            return uni, uni_docs, bk[order], bd[order]
-        packed = np.concatenate(self.bi) if self.bi else np.empty(0, np.int64)
-        self.bi = []
+            return tokens, Postings.from_sorted(bk[order], bd[order])
+        packed = _drained(self.bi)
         packed.sort()  # key, then document: the packing's order
-        bk, bd = self._unpacked(packed)
-        return uni, uni_docs, bk, bd
+        return tokens, Postings.from_sorted(*self._unpacked(packed))
+
+
+def _drained(parts: list[np.ndarray], dtype=np.int64) -> np.ndarray:
+    """``parts`` joined into one array; ``parts`` is emptied as it is copied (no second full-size copy)."""
+    out = np.empty(sum(len(part) for part in parts), dtype)
+    at = 0
+    parts.reverse()
+    while parts:
+        part = parts.pop()
+        out[at : at + len(part)] = part
+        at += len(part)
+        del part
+    return out
 
 
 def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
@@ -284,8 +300,7 @@ def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
     docs: list[IndexedDocument] = []
     for numbers in _chunks(doc_ids, documents):
         docs.extend(_index_chunk(numbers, doc_ids, documents, vocab, postings))
-    uk, ud, bk, bd = postings.arrays()
-    return CorpusIndex(doc_ids, docs, vocab.ids, vocab.strings, uk, ud, bk, bd)
+    return CorpusIndex(doc_ids, docs, vocab.ids, vocab.strings, *postings.arrays())
 
 
 @dataclass

@@ -20,7 +20,8 @@ come from the corpus itself on load): a load runs no per-document rule.
 
 File format: the line ``claimgate-corpus-index``, a JSON header line
 ``{"format", "normalizer", "key", "documents"}``, then a pickle (protocol 5) of
-compact arrays (int32 token ids and offsets, int64 postings). Only files this
+compact arrays (int32 token ids and offsets; postings as int64 distinct keys, offsets and
+int32 document numbers). Only files this
 module wrote are read: the file name and the header both carry the key, and
 the cache folder is the user's own (``--cache DIR``); do not point it at a folder
 others can write to, as unpickling runs code.
@@ -41,13 +42,15 @@ import numpy as np
 
 from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument
 from claimgate.audit.fast_normalize import NORMALIZER_VERSION
+from claimgate.audit.postings import Postings
 from claimgate.errors import OutputError
 from claimgate.io.atomic import write_atomic
 
 #: Version of the file layout below; bump on any change to it or to ``CorpusIndex``'s fields.
 #: 2: the elision stops of documents with an unlisted script are stored (format 1 recomputed
 #: them on every load with a regular-expression pass over every document).
-INDEX_FORMAT = 2
+#: 3: postings as distinct keys, offsets and documents (:class:`claimgate.audit.postings.Postings`).
+INDEX_FORMAT = 3
 _MAGIC = b"claimgate-corpus-index\n"
 
 
@@ -88,7 +91,7 @@ def _payload(index: CorpusIndex) -> dict:
         },
         "brackets": {k: sorted(d.brackets) for k, d in enumerate(docs) if d.brackets},
         "joined_words": {k: d.joined_words for k, d in enumerate(docs) if d.joined_words},
-        "postings": (index.uni_keys, index.uni_docs, index.bi_keys, index.bi_docs),
+        "postings": [(p.keys, p.offsets, p.docs) for p in (index.token_postings, index.pair_postings)],
     }
 
 
@@ -117,7 +120,8 @@ def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
             )
         )
     strings = payload["strings"]
-    return CorpusIndex(doc_ids, docs, dict(zip(strings, range(len(strings)))), strings, *payload["postings"])
+    postings = [Postings(*arrays) for arrays in payload["postings"]]
+    return CorpusIndex(doc_ids, docs, dict(zip(strings, range(len(strings)))), strings, *postings)
 
 
 def _header(key: str, n_documents: int) -> dict:
