@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from claimgate.audit import index_build
+from claimgate.audit import postings as postings_module
 from claimgate.audit.corpus_index import CorpusIndex, build_corpus_index, build_corpus_index_reference
 from claimgate.audit.fast_normalize import folded_with_maps
 from claimgate.audit.normalize import _normalized_string
@@ -91,31 +93,40 @@ def test_empty_corpus_gives_an_empty_index() -> None:
     assert len(index) == 0 and len(index.token_postings) == 0 and len(index.pair_postings) == 0
 
 
-def test_packed_bigram_sort_equals_a_lexsort_and_falls_back_for_wide_ids() -> None:
+def _in(blocks, lo: int, hi: int):
+    """``blocks`` restricted to keys whose first id is in ``lo..hi-1`` (what a pass asks for)."""
+    for keys, docs in blocks:
+        chosen = ((keys >> 32) >= lo) & ((keys >> 32) < hi)
+        yield keys[chosen], docs[chosen]
+
+
+def _pairs_of(postings) -> list[tuple[int, int]]:
+    keys, docs = postings.expanded()
+    return list(zip(keys.tolist(), docs.tolist()))
+
+
+@pytest.mark.parametrize("n_docs", [60, 1 << 52])  # ids and document pack into one int64; then too wide to pack
+def test_postings_in_passes_equal_a_lexsort_of_the_distinct_pairs(monkeypatch, n_docs) -> None:
     rng = np.random.default_rng(0)
-    for high in (50, 1 << 30):  # packed, then too wide to pack
-        ids = rng.integers(0, high, size=(2, 400))
-        keys = (ids[0] << 32) | ids[1]
-        docs = rng.integers(7, 60, size=400)
-        order = np.lexsort((docs, keys))
-        got_keys, got_docs = index_build._sorted_pairs(keys, docs)
-        assert got_keys.tolist() == keys[order].tolist() and got_docs.tolist() == docs[order].tolist()
+    ids = rng.integers(0, 50, size=(2, 400))
+    keys = (ids[0] << 32) | ids[1]
+    docs = rng.integers(7, 60, size=400)
+    blocks = [(keys[:150], docs[:150]), (keys[150:], docs[150:]), (keys[:40], docs[:40])]  # pairs seen twice
+    counts = np.bincount(np.concatenate([k >> 32 for k, _ in blocks]), minlength=50)
+    expected = sorted(set(zip(keys.tolist(), docs.tolist())))
+    assert (postings_module._Packing.fitting(50, n_docs) is None) == (n_docs > 60)
+    for pass_keys in (1 << 22, 37):  # one pass, then many
+        monkeypatch.setattr(postings_module, "PASS_KEYS", pass_keys)
+        built = postings_module.postings_in_passes(lambda lo, hi: _in(blocks, lo, hi), counts, 50, n_docs)
+        assert _pairs_of(built) == expected and _ascending(built)
 
 
-def test_postings_stay_sorted_when_an_id_outgrows_the_packing() -> None:
-    rng = np.random.default_rng(1)
-    postings = index_build._Postings(40)
-    postings.id_bits = 4  # ids of 16 and more no longer fit: the second chunk switches to key/document pairs
-    expected = set()
-    for doc_low, high in ((0, 16), (20, 300)):
-        ids = rng.integers(0, high, size=(2, 200))
-        keys = (ids[0] << 32) | ids[1]
-        docs = rng.integers(doc_low, doc_low + 20, size=200)
-        postings.add(ids[0], docs, keys, docs)
-        expected |= set(zip(keys.tolist(), docs.tolist()))
-    _, pairs = postings.arrays()
-    bk, bd = pairs.expanded()
-    assert list(zip(bk.tolist(), bd.tolist())) == sorted(expected) and _ascending(pairs)
+def test_array_build_in_many_postings_passes_equals_the_reference(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 5_000)  # many token segments
+    monkeypatch.setattr(postings_module, "PASS_KEYS", 300)  # and many passes over them
+    docs, _, _, _ = make_corpus(40, 4)
+    docs["hyphens"] = "A well-\nknown line-\nend hyphen, then a non-\nbreaking one."
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
 
 
 #: Documents the array rules tokenize but whose negations need the token scan: a negator prefix (Turkish

@@ -15,7 +15,7 @@ reference scan agree). Tokens: docs/audit-rules.md, "Normalization".
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,7 +107,7 @@ class CorpusIndex:
     """
 
     doc_ids: list[str]
-    docs: list[IndexedDocument]
+    docs: Sequence[IndexedDocument]  # a DocumentTable (array build) or a list (reference build)
     vocab: dict[str, int]
     strings: list[str]
     token_postings: Postings

@@ -108,3 +108,94 @@ class Postings:
     def expanded(self) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, docs)``: one int64 key per posting beside its int32 document (sorted by key, then document)."""
         return np.repeat(self.keys, np.diff(self.offsets)), self.docs
+
+
+#: Key occurrences gathered per pass of :func:`postings_in_passes` (8 bytes each, about twice):
+#: bounds the working memory of building the postings, whatever the corpus.
+PASS_KEYS = 1 << 21
+
+
+class _Packing:
+    """``(key, document)`` as one int64 that sorts by key then document, when ``key >> 32`` and its low
+    32 bits (``id1``, ``id2``, each under ``2 ** id_bits``) and the document fit in 63 bits together."""
+
+    def __init__(self, id_bits: int, doc_bits: int) -> None:
+        self.id_bits, self.doc_bits = id_bits, doc_bits
+
+    @classmethod
+    def fitting(cls, n_ids: int, n_docs: int) -> _Packing | None:
+        id_bits, doc_bits = max(1, (n_ids - 1).bit_length()), max(1, (n_docs - 1).bit_length())
+        return cls(id_bits, doc_bits) if 2 * id_bits + doc_bits <= 63 else None
+
+    def pack(self, keys: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        return ((keys >> 32) << (self.id_bits + self.doc_bits)) | ((keys & 0xFFFFFFFF) << self.doc_bits) | docs
+
+    def key_part(self, packed: np.ndarray) -> np.ndarray:
+        """The key bits of packed values (orders and compares like the keys)."""
+        return packed >> self.doc_bits
+
+    def unpack_key(self, key_part: np.ndarray) -> np.ndarray:
+        return ((key_part >> self.id_bits) << 32) | (key_part & ((1 << self.id_bits) - 1))
+
+
+def postings_in_passes(key_blocks, group_counts: np.ndarray, n_ids: int, n_docs: int) -> Postings:
+    """Postings of the ``(key, document)`` pairs that ``key_blocks()`` yields, built a range of keys at a time.
+
+    ``key_blocks(lo, hi)`` yields ``(keys, docs)`` int64 arrays: the pairs whose key's
+    group (the token id for tokens, the first id for token pairs) is in ``lo..hi-1``,
+    a pair possibly more than once. ``group_counts[g]`` bounds how many pairs group
+    ``g`` yields. Each pass keeps the keys of a run of groups holding at
+    most about :data:`PASS_KEYS` pairs, sorts and deduplicates them and appends them
+    to the result, so the working memory is one pass's, not the corpus's. The result
+    arrays are allocated at their upper bound and shrunk in place at the end
+    (``ndarray.resize``: pages never written are never resident).
+    """
+    bound = int(group_counts.sum())
+    if bound == 0:
+        return Postings.empty()
+    cumulative = np.cumsum(group_counts)
+    cuts = np.searchsorted(cumulative, np.arange(PASS_KEYS, bound, PASS_KEYS), "right")
+    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < len(group_counts)}), len(group_counts)]
+    packing = _Packing.fitting(n_ids, n_docs)
+    keys_out = np.empty(bound, np.int64)
+    offsets_out = np.empty(bound + 1, np.int64 if bound >= 1 << 31 else np.int32)
+    docs_out = np.empty(bound, np.int32)
+    n_keys = n_postings = 0
+    for lo, hi in zip(bounds, bounds[1:]):
+        keys, docs = _pass_pairs(key_blocks(lo, hi), packing)
+        fresh = np.ones(len(keys), dtype=bool)
+        fresh[1:] = keys[1:] != keys[:-1]
+        starts = np.flatnonzero(fresh)
+        keys_out[n_keys : n_keys + len(starts)] = keys[starts]
+        offsets_out[n_keys : n_keys + len(starts)] = starts + n_postings
+        docs_out[n_postings : n_postings + len(docs)] = docs
+        n_keys += len(starts)
+        n_postings += len(docs)
+        del keys, docs, fresh, starts
+    offsets_out[n_keys] = n_postings
+    keys_out.resize(n_keys, refcheck=False)  # no view of these arrays exists
+    offsets_out.resize(n_keys + 1, refcheck=False)
+    docs_out.resize(n_postings, refcheck=False)
+    return Postings(keys_out, offsets_out, docs_out)
+
+
+def _pass_pairs(blocks, packing: _Packing | None):
+    """Distinct ``(keys int64, docs int32)`` of ``blocks`` (``(keys, docs)`` arrays), sorted by key then document."""
+    parts: list = [packing.pack(keys, docs) if packing else (keys, docs) for keys, docs in blocks]
+    if packing is None:  # ids too wide to pack: sort key/document pairs
+        keys = np.concatenate([k for k, _ in parts]) if parts else np.empty(0, np.int64)
+        docs = np.concatenate([d for _, d in parts]) if parts else np.empty(0, np.int64)
+        del parts
+        order = np.lexsort((docs, keys))
+        keys, docs = keys[order], docs[order]
+        fresh = np.ones(len(keys), dtype=bool)
+        fresh[1:] = (keys[1:] != keys[:-1]) | (docs[1:] != docs[:-1])
+        return keys[fresh], docs[fresh].astype(np.int32)
+    packed = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    del parts
+    packed.sort()
+    fresh = np.ones(len(packed), dtype=bool)
+    fresh[1:] = packed[1:] != packed[:-1]
+    packed = packed[fresh]
+    docs = (packed & ((1 << packing.doc_bits) - 1)).astype(np.int32)
+    return packing.unpack_key(packing.key_part(packed)), docs
