@@ -17,6 +17,7 @@ no token in an unlisted script.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,8 @@ from claimgate.audit.corpus_index import IndexedDocument
 from claimgate.audit.normalize import JoinedWord
 
 _NO_JOINED_WORDS: dict = {}
+#: Documents kept once made (a citation reads its cited document several times).
+_RECENT = 32
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,16 @@ class DocumentTable(Sequence[IndexedDocument]):
     ellipses: frozenset[int] = frozenset()
     brackets: dict[int, frozenset[str]] = field(default_factory=dict)
     _segment_starts: list[int] = field(default_factory=list, repr=False)
+    _recent: dict[int, IndexedDocument] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._segment_starts = [s.first_doc for s in self.segments]
+        self._recent = {}
+        self._views: dict[int, tuple] = {}
+
+    def __getstate__(self) -> dict:
+        # documents made on access and buffer views are not part of the table (and views do not pickle)
+        return {**self.__dict__, "_recent": {}, "_views": {}}
 
     def __len__(self) -> int:
         return len(self.doc_ids)
@@ -82,28 +92,41 @@ class DocumentTable(Sequence[IndexedDocument]):
     def __getitem__(self, k):  # noqa: ANN001 - an int, or a slice for Sequence's mixins
         if isinstance(k, slice):
             return [self[j] for j in range(*k.indices(len(self)))]
+        document = self._recent.get(k)
+        if document is not None:
+            return document
         if k < 0:
             k += len(self)
         if not 0 <= k < len(self):
             raise IndexError(k)
-        segment = self.segments[_segment_of(self._segment_starts, k)]
-        local = k - segment.first_doc
-        lo, hi = int(segment.first[local]), int(segment.first[local + 1])
+        number = bisect_right(self._segment_starts, k) - 1
+        views = self._views.get(number)
+        if views is None:
+            segment = self.segments[number]
+            arrays = (segment.token_ids, segment.starts, segment.ends)
+            views = self._views[number] = (
+                segment.first_doc, segment.first.tolist(), *(memoryview(a).cast("B") for a in arrays)
+            )  # fmt: skip
+        first_doc, first, token_ids, starts, ends = views
+        lo, hi = 4 * first[k - first_doc], 4 * first[k - first_doc + 1]  # bytes
         negations = self.negations.get(k)
         if negations is None:
             negations = array("i")
-        return IndexedDocument(
+        document = self._recent[k] = IndexedDocument(
             self.doc_ids[k],
             self.originals[k],
-            segment.token_ids[lo:hi].tobytes(),
-            array("i", segment.starts[lo:hi].tobytes()),
-            array("i", segment.ends[lo:hi].tobytes()),
+            token_ids[lo:hi].tobytes(),
+            _int32s(starts[lo:hi]),
+            _int32s(ends[lo:hi]),
             self.joined_words.get(k, _NO_JOINED_WORDS),
             negations,
             k in self.ellipses,
             self.brackets.get(k, frozenset()),
             elision_stops=self.elision_stops.get(k),  # None: the negations object itself
         )
+        if len(self._recent) > _RECENT:
+            self._recent.clear()  # one atomic step (no iteration that another thread could disturb)
+        return document
 
     def __iter__(self) -> Iterator[IndexedDocument]:
         return (self[k] for k in range(len(self)))
@@ -134,13 +157,8 @@ class DocumentTable(Sequence[IndexedDocument]):
         )
 
 
-def _segment_of(starts: list[int], k: int) -> int:
-    """Index of the segment holding document ``k`` (``starts``: ascending first documents)."""
-    lo, hi = 0, len(starts)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if starts[mid] <= k:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+def _int32s(view: memoryview) -> array:
+    """An ``array("i")`` copy of the native int32 values in a byte view (one copy, no element loop)."""
+    out = array("i")
+    out.frombytes(view)
+    return out

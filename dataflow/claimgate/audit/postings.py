@@ -14,6 +14,7 @@ reference build.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,20 +71,17 @@ class Postings:
         return len(self.docs)
 
     def ranges(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(lo, hi)`` (int64, aligned with ``wanted``): the documents of ``wanted[j]`` are ``docs[lo[j]:hi[j]]``.
+        """``(lo, hi)``, integer arrays aligned with ``wanted``: ``wanted[j]``'s documents are ``docs[lo[j]:hi[j]]``.
 
-        ``lo == hi`` for a key no document holds.
+        ``lo == hi`` (an empty range) for a key no document holds.
         """
         wanted = np.asarray(wanted, dtype=np.int64)
         if not len(self.keys):
             zero = np.zeros(len(wanted), np.int64)
             return zero, zero
-        at = np.searchsorted(self.keys, wanted)
-        clipped = np.minimum(at, len(self.keys) - 1)
-        held = self.keys[clipped] == wanted
-        lo = np.where(held, self.offsets[clipped], 0).astype(np.int64)
-        hi = np.where(held, self.offsets[clipped + 1], 0).astype(np.int64)
-        return lo, hi
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        lo = self.offsets[at]
+        return lo, np.where(self.keys[at] == wanted, self.offsets[at + 1], lo)
 
     def gathered(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The documents of every range ``docs[lo[j]:hi[j]]`` (from :meth:`ranges`) one after the other (int64)."""
@@ -97,13 +95,12 @@ class Postings:
     def held_by(self, wanted: np.ndarray, doc: int) -> np.ndarray:
         """Boolean per ``wanted`` key: does document number ``doc`` hold it? (one binary search per key)"""
         lo, hi = self.ranges(wanted)
-        found = np.zeros(len(lo), dtype=bool)
-        docs = self.docs
-        for j, (first, end) in enumerate(zip(lo.tolist(), hi.tolist())):
-            if first < end:
-                at = first + int(np.searchsorted(docs[first:end], doc))
-                found[j] = at < end and docs[at] == doc
-        return found
+        docs = memoryview(self.docs)  # plain ints by index: a C bisect per key, no numpy call per key
+        found = []
+        for first, end in zip(lo.tolist(), hi.tolist()):
+            at = bisect_left(docs, doc, first, end)
+            found.append(at < end and docs[at] == doc)
+        return np.array(found, dtype=bool)
 
     def expanded(self) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, docs)``: one int64 key per posting beside its int32 document (sorted by key, then document)."""
