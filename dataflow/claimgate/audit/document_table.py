@@ -31,7 +31,7 @@ _NO_JOINED_WORDS: dict = {}
 _RECENT = 32
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: equality and hashing by identity
 class TokenSegment:
     """The tokens of documents ``first_doc .. first_doc + len(first) - 2``, in document order.
 
@@ -55,7 +55,7 @@ class TokenSegment:
         return np.repeat(np.arange(self.first_doc, self.first_doc + self.n_docs, dtype=np.int64), np.diff(self.first))
 
 
-@dataclass
+@dataclass(eq=False)  # arrays: equality by identity
 class DocumentTable(Sequence[IndexedDocument]):
     """Documents by number: ids and texts, token segments, and the per-document extras some documents have.
 

@@ -22,7 +22,7 @@ import numpy as np
 _BLOCK = 1 << 20  # elements per step of a pass over a full-size array
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: equality and hashing by identity
 class Postings:
     """Sorted distinct keys and, for ``keys[i]``, the documents ``docs[offsets[i]:offsets[i + 1]]`` (ascending).
 
