@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from claimgate.api import Audit
 from claimgate.audit import index_cache
@@ -158,14 +159,30 @@ def test_loading_a_cached_index_runs_no_per_document_rule(tmp_path: Path) -> Non
 
 
 def _format_1_file(tmp_path: Path, monkeypatch, docs) -> tuple[str, Path]:
-    """A cache file as format 1 wrote it (no stored elision stops); returns its key and path."""
+    """A cache file laid out as format 1 wrote it (per-document arrays, one key per posting); its key and path."""
+    index = build_corpus_index(docs)
+    table = list(index.docs)
+    uni_keys, uni_docs = index.token_postings.expanded()
+    bi_keys, bi_docs = index.pair_postings.expanded()
+    payload = {
+        "doc_ids": index.doc_ids,
+        "strings": index.strings,
+        "token_ids": b"".join(d.token_bytes for d in table),
+        "starts": b"".join(d.starts.tobytes() for d in table),
+        "ends": b"".join(d.ends.tobytes() for d in table),
+        "token_counts": np.array([d.n_tokens for d in table], dtype=np.int64),
+        "negations": b"".join(d.negations.tobytes() for d in table),
+        "negation_counts": np.array([len(d.negations) for d in table], dtype=np.int64),
+        "has_ellipsis": np.array([d.has_ellipsis for d in table], dtype=bool),
+        "brackets": {k: sorted(d.brackets) for k, d in enumerate(table) if d.brackets},
+        "joined_words": {k: d.joined_words for k, d in enumerate(table) if d.joined_words},
+        "postings": (uni_keys, uni_docs, bi_keys, bi_docs),
+    }
     with monkeypatch.context() as patch:
         patch.setattr(index_cache, "INDEX_FORMAT", 1)
         key = index_cache.corpus_key(docs)
-        payload = index_cache._payload(build_corpus_index(docs))
-        del payload["elision_stops"]
         patch.setattr(index_cache, "_payload", lambda index: payload)
-        return key, index_cache.store_index(tmp_path, key, build_corpus_index(docs))
+        return key, index_cache.store_index(tmp_path, key, index)
 
 
 def test_format_1_cache_is_rebuilt_not_misread(tmp_path: Path, monkeypatch) -> None:
@@ -180,4 +197,4 @@ def test_format_1_cache_is_rebuilt_not_misread(tmp_path: Path, monkeypatch) -> N
     calls = _counting_build(monkeypatch)
     Audit.from_corpus(TOKEN_SCAN_DOCS, cache=tmp_path)
     assert calls == [len(TOKEN_SCAN_DOCS)]  # rebuilt
-    assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is not None  # and written in format 2
+    assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is not None  # and written in this format
