@@ -136,7 +136,7 @@ class _Packing:
 
 
 def postings_in_passes(key_blocks, group_counts: np.ndarray, n_ids: int, n_docs: int) -> Postings:
-    """Postings of the ``(key, document)`` pairs that ``key_blocks()`` yields, built a range of keys at a time.
+    """Postings of the ``(key, document)`` pairs that ``key_blocks`` yields, built a range of keys at a time.
 
     ``key_blocks(lo, hi)`` yields ``(keys, docs)`` int64 arrays: the pairs whose key's
     group (the token id for tokens, the first id for token pairs) is in ``lo..hi-1``,
