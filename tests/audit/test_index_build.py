@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from claimgate.audit import index_build
+from claimgate.audit import postings as postings_module
 from claimgate.audit.corpus_index import CorpusIndex, build_corpus_index, build_corpus_index_reference
 from claimgate.audit.fast_normalize import folded_with_maps
 from claimgate.audit.normalize import _normalized_string
@@ -17,6 +19,20 @@ from tests.helpers import FIXTURES
 
 _TRICKY = [*"aeEnt019.,'’-‐–−%±× \n\r\t\u00a0\u00adﬁßİоé⁶₁<_^人…[]", "not ", "don't ", "n’", "-\n", "...", "[sic]"]
 _TEXT = st.lists(st.sampled_from(_TRICKY) | st.characters(max_codepoint=0x2400), max_size=40).map("".join)
+
+
+def _ascending(postings) -> bool:
+    """Keys distinct and ascending, documents ascending within each key, offsets spanning the documents."""
+    steps = np.diff(postings.docs.astype(np.int64))
+    within = np.ones(len(steps), dtype=bool)
+    within[postings.offsets[1:-1] - 1] = False
+    return bool(
+        np.all(np.diff(postings.keys) > 0)
+        and np.all(steps[within] > 0)
+        and postings.offsets[0] == 0
+        and postings.offsets[-1] == len(postings.docs)
+        and np.all(np.diff(postings.offsets) > 0)
+    )
 
 
 def _readable(index: CorpusIndex) -> dict:
@@ -35,9 +51,11 @@ def _readable(index: CorpusIndex) -> dict:
             d.has_ellipsis,
             d.brackets,
         )
-    uni = sorted((word(k), int(n)) for k, n in zip(index.uni_keys.tolist(), index.uni_docs))
-    bi = sorted((word(k >> 32), word(k & 0xFFFFFFFF), int(n)) for k, n in zip(index.bi_keys.tolist(), index.bi_docs))
-    ascending = all(np.all(np.diff(keys) >= 0) for keys in (index.uni_keys, index.bi_keys))
+    uni_keys, uni_docs = index.token_postings.expanded()
+    bi_keys, bi_docs = index.pair_postings.expanded()
+    uni = sorted((word(k), int(n)) for k, n in zip(uni_keys.tolist(), uni_docs))
+    bi = sorted((word(k >> 32), word(k & 0xFFFFFFFF), int(n)) for k, n in zip(bi_keys.tolist(), bi_docs))
+    ascending = all(_ascending(p) for p in (index.token_postings, index.pair_postings))
     return {"ids": index.doc_ids, "docs": docs, "uni": uni, "bi": bi, "sorted": ascending}
 
 
@@ -72,33 +90,43 @@ def test_offset_maps_built_by_numpy_equal_the_reference(text: str) -> None:
 
 def test_empty_corpus_gives_an_empty_index() -> None:
     index = build_corpus_index({})
-    assert len(index) == 0 and len(index.uni_keys) == 0 and len(index.bi_keys) == 0
+    assert len(index) == 0 and len(index.token_postings) == 0 and len(index.pair_postings) == 0
 
 
-def test_packed_bigram_sort_equals_a_lexsort_and_falls_back_for_wide_ids() -> None:
+def _in(blocks, lo: int, hi: int):
+    """``blocks`` restricted to keys whose first id is in ``lo..hi-1`` (what a pass asks for)."""
+    for keys, docs in blocks:
+        chosen = ((keys >> 32) >= lo) & ((keys >> 32) < hi)
+        yield keys[chosen], docs[chosen]
+
+
+def _pairs_of(postings) -> list[tuple[int, int]]:
+    keys, docs = postings.expanded()
+    return list(zip(keys.tolist(), docs.tolist()))
+
+
+@pytest.mark.parametrize("n_docs", [60, 1 << 52])  # ids and document pack into one int64; then too wide to pack
+def test_postings_in_passes_equal_a_lexsort_of_the_distinct_pairs(monkeypatch, n_docs) -> None:
     rng = np.random.default_rng(0)
-    for high in (50, 1 << 30):  # packed, then too wide to pack
-        ids = rng.integers(0, high, size=(2, 400))
-        keys = (ids[0] << 32) | ids[1]
-        docs = rng.integers(7, 60, size=400)
-        order = np.lexsort((docs, keys))
-        got_keys, got_docs = index_build._sorted_pairs(keys, docs)
-        assert got_keys.tolist() == keys[order].tolist() and got_docs.tolist() == docs[order].tolist()
+    ids = rng.integers(0, 50, size=(2, 400))
+    keys = (ids[0] << 32) | ids[1]
+    docs = rng.integers(7, 60, size=400)
+    blocks = [(keys[:150], docs[:150]), (keys[150:], docs[150:]), (keys[:40], docs[:40])]  # pairs seen twice
+    counts = np.bincount(np.concatenate([k >> 32 for k, _ in blocks]), minlength=50)
+    expected = sorted(set(zip(keys.tolist(), docs.tolist())))
+    assert (postings_module._Packing.fitting(50, n_docs) is None) == (n_docs > 60)
+    for pass_keys in (1 << 22, 37):  # one pass, then many
+        monkeypatch.setattr(postings_module, "PASS_KEYS", pass_keys)
+        built = postings_module.postings_in_passes(lambda lo, hi: _in(blocks, lo, hi), counts, 50, n_docs)
+        assert _pairs_of(built) == expected and _ascending(built)
 
 
-def test_postings_stay_sorted_when_an_id_outgrows_the_packing() -> None:
-    rng = np.random.default_rng(1)
-    postings = index_build._Postings(40)
-    postings.id_bits = 4  # ids of 16 and more no longer fit: the second chunk switches to key/document pairs
-    expected = set()
-    for doc_low, high in ((0, 16), (20, 300)):
-        ids = rng.integers(0, high, size=(2, 200))
-        keys = (ids[0] << 32) | ids[1]
-        docs = rng.integers(doc_low, doc_low + 20, size=200)
-        postings.add(ids[0], docs, keys, docs)
-        expected |= set(zip(keys.tolist(), docs.tolist()))
-    _, _, bk, bd = postings.arrays()
-    assert list(zip(bk.tolist(), bd.tolist())) == sorted(expected)
+def test_array_build_in_many_postings_passes_equals_the_reference(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 5_000)  # many token segments
+    monkeypatch.setattr(postings_module, "PASS_KEYS", 300)  # and many passes over them
+    docs, _, _, _ = make_corpus(40, 4)
+    docs["hyphens"] = "A well-\nknown line-\nend hyphen, then a non-\nbreaking one."
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
 
 
 #: Documents the array rules tokenize but whose negations need the token scan: a negator prefix (Turkish

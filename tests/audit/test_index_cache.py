@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from claimgate.api import Audit
 from claimgate.audit import index_cache
@@ -121,4 +123,78 @@ def test_cached_index_keeps_the_stops_of_negator_prefixes_and_unlisted_scripts(t
     index_cache.store_index(tmp_path, key, build_corpus_index(TOKEN_SCAN_DOCS))
     loaded = index_cache.load_index(tmp_path, key, TOKEN_SCAN_DOCS)
     assert loaded is not None
-    assert _readable(loaded) == _readable(build_corpus_index(TOKEN_SCAN_DOCS))
+    built = build_corpus_index(TOKEN_SCAN_DOCS)
+    assert _readable(loaded) == _readable(built)
+    # the matcher reads "stops are the negations object" as "no unlisted-script token": keep that too
+    assert [d.elision_stops is d.negations for d in loaded.docs] == [d.elision_stops is d.negations for d in built.docs]
+    assert [d.elision_stops is d.negations for d in loaded.docs].count(False) == 1  # the Georgian document
+
+
+def test_loading_a_cached_index_runs_no_per_document_rule(tmp_path: Path) -> None:
+    from claimgate.audit import negation, normalize
+
+    from tests.audit.test_index_build import TOKEN_SCAN_DOCS
+
+    docs = dict(DOCS, **TOKEN_SCAN_DOCS)
+    key = index_cache.corpus_key(docs)
+    index_cache.store_index(tmp_path, key, build_corpus_index(docs))
+    rules = {
+        f.__code__
+        for f in (negation.needs_token_scan, negation.negation_positions, negation.unchecked_script_positions,
+                  normalize.normalize_text)
+    }  # fmt: skip
+    ran: list[str] = []
+
+    def watch(frame, event, arg):  # by code object: whatever name a module imported the rule under
+        if event == "call" and frame.f_code in rules:
+            ran.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        loaded = index_cache.load_index(tmp_path, key, docs)
+    finally:
+        sys.setprofile(None)
+    assert loaded is not None and len(loaded) == len(docs)
+    assert ran == []
+
+
+def _format_1_file(tmp_path: Path, monkeypatch, docs) -> tuple[str, Path]:
+    """A cache file laid out as format 1 wrote it (per-document arrays, one key per posting); its key and path."""
+    index = build_corpus_index(docs)
+    table = list(index.docs)
+    uni_keys, uni_docs = index.token_postings.expanded()
+    bi_keys, bi_docs = index.pair_postings.expanded()
+    payload = {
+        "doc_ids": index.doc_ids,
+        "strings": index.strings,
+        "token_ids": b"".join(d.token_bytes for d in table),
+        "starts": b"".join(d.starts.tobytes() for d in table),
+        "ends": b"".join(d.ends.tobytes() for d in table),
+        "token_counts": np.array([d.n_tokens for d in table], dtype=np.int64),
+        "negations": b"".join(d.negations.tobytes() for d in table),
+        "negation_counts": np.array([len(d.negations) for d in table], dtype=np.int64),
+        "has_ellipsis": np.array([d.has_ellipsis for d in table], dtype=bool),
+        "brackets": {k: sorted(d.brackets) for k, d in enumerate(table) if d.brackets},
+        "joined_words": {k: d.joined_words for k, d in enumerate(table) if d.joined_words},
+        "postings": (uni_keys, uni_docs, bi_keys, bi_docs),
+    }
+    with monkeypatch.context() as patch:
+        patch.setattr(index_cache, "INDEX_FORMAT", 1)
+        key = index_cache.corpus_key(docs)
+        patch.setattr(index_cache, "_payload", lambda index: payload)
+        return key, index_cache.store_index(tmp_path, key, index)
+
+
+def test_format_1_cache_is_rebuilt_not_misread(tmp_path: Path, monkeypatch) -> None:
+    from tests.audit.test_index_build import TOKEN_SCAN_DOCS
+
+    old_key, old_path = _format_1_file(tmp_path, monkeypatch, TOKEN_SCAN_DOCS)
+    assert index_cache.corpus_key(TOKEN_SCAN_DOCS) != old_key  # another key, so another file
+    assert index_cache.load_index(tmp_path, old_key, TOKEN_SCAN_DOCS) is None  # its header names format 1
+    new_key = index_cache.corpus_key(TOKEN_SCAN_DOCS)
+    index_cache.cache_path(tmp_path, new_key).write_bytes(old_path.read_bytes())  # even under the new name
+    assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is None
+    calls = _counting_build(monkeypatch)
+    Audit.from_corpus(TOKEN_SCAN_DOCS, cache=tmp_path)
+    assert calls == [len(TOKEN_SCAN_DOCS)]  # rebuilt
+    assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is not None  # and written in this format

@@ -8,9 +8,12 @@ import pytest
 from claimgate.audit.alignment_diff import PassageIndex
 from claimgate.audit.diagnosis import citation_diagnosis
 from claimgate.audit.negation import (
+    _PREFIX_RE,
     DEGREE_NEGATORS,
     NEGATION_WORDS,
     NEGATOR_PREFIXES,
+    UNCHECKED_LETTER_RE,
+    needs_token_scan,
     negation_positions,
     unchecked_script_positions,
 )
@@ -164,3 +167,10 @@ def test_unmarked_drop_of_keineswegs_is_diagnosed_negation_changed():
     match = audit_quote(quote, "de", index)
     diagnosis = citation_diagnosis(quote, "de", match, PassageIndex(index))
     assert match["verdict"] == "not_found" and diagnosis["kind"] == "negation_changed"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.sampled_from(["DEĞIL", "değil", "NOT dEgil"]))
+def test_ascii_shortcut_of_the_token_scan_test_agrees_with_its_searches(text):
+    by_search = _PREFIX_RE.search(text) is not None or UNCHECKED_LETTER_RE.search(text) is not None
+    assert needs_token_scan(text) == by_search

@@ -127,24 +127,14 @@ class PassageIndex:
         self.max_documents = max_documents
         self._grams: OrderedDict[int, DocGrams] = OrderedDict()  # least recently used first
         self._lines: OrderedDict[int, LineIndex] = OrderedDict()
-        self._token_docs: np.ndarray | None = None
 
     def tokens_present(self, k: int, quote_ids: np.ndarray) -> int:
         """How many quote positions have their token in document number ``k`` (joined line-end words included).
 
-        Read from the corpus index's token postings, as sorted ``token * documents +
-        document`` keys built once (the postings list documents in ascending order per
-        token, so the keys are sorted already): no document is read.
+        Read from the corpus index's token postings (one binary search per quote
+        position in the documents holding its token): no document is read.
         """
-        n = len(self.index.docs)
-        if self._token_docs is None:
-            self._token_docs = self.index.uni_keys * n + self.index.uni_docs.astype(np.int64)
-        keys = self._token_docs
-        if not len(keys):
-            return 0
-        wanted = quote_ids * n + k
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        return int(np.count_nonzero(keys[at] == wanted))
+        return int(np.count_nonzero(self.index.token_postings.held_by(quote_ids, k)))
 
     def grams(self, k: int) -> DocGrams:
         """Positional keys of document number ``k`` (built once while among the most recently used)."""

@@ -15,13 +15,14 @@ reference scan agree). Tokens: docs/audit-rules.md, "Normalization".
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from claimgate.audit.negation import negation_positions, unchecked_script_positions
 from claimgate.audit.normalize import JoinedWord, joined_word_alternatives, normalize_text
+from claimgate.audit.postings import Postings
 from claimgate.audit.quote_parsing import ELLIPSIS_RE, ParsedQuote, bracket_texts, fold_ellipses
 
 
@@ -98,20 +99,19 @@ class IndexedDocument:
 class CorpusIndex:
     """Every document normalized once, plus token postings for candidate lookup.
 
-    ``doc_ids`` are sorted; document number ``k`` is ``doc_ids[k]``. Postings are
-    sorted int64 keys (``id`` for tokens, ``id1 << 32 | id2`` for adjacent token
-    pairs, joined line-end-hyphen words included) with the document numbers holding
-    them. Picklable (plain lists, dicts, bytes, arrays and numpy arrays).
+    ``doc_ids`` are sorted; document number ``k`` is ``doc_ids[k]``. Postings
+    (:class:`claimgate.audit.postings.Postings`): ``token_postings`` keyed by token id,
+    ``pair_postings`` by ``id1 << 32 | id2`` for adjacent token pairs, joined
+    line-end-hyphen words included in both, each with the document numbers holding
+    the key. Picklable (plain lists, dicts, bytes, arrays and numpy arrays).
     """
 
     doc_ids: list[str]
-    docs: list[IndexedDocument]
+    docs: Sequence[IndexedDocument]  # a DocumentTable (array build) or a list (reference build)
     vocab: dict[str, int]
     strings: list[str]
-    uni_keys: np.ndarray
-    uni_docs: np.ndarray
-    bi_keys: np.ndarray
-    bi_docs: np.ndarray
+    token_postings: Postings
+    pair_postings: Postings
     _pos: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -149,14 +149,13 @@ class CorpusIndex:
                     if j + 1 in segment.unjoined_positions:
                         bigrams.append((tid << 32) | segment.token_ids[j + 1])
         if bigrams:
-            keys, docs, wanted = self.bi_keys, self.bi_docs, bigrams
+            postings, wanted = self.pair_postings, bigrams
         elif unigrams:
-            keys, docs, wanted = self.uni_keys, self.uni_docs, unigrams
+            postings, wanted = self.token_postings, unigrams
         else:
             return np.arange(len(self.docs), dtype=np.int32)
-        q = np.unique(np.asarray(wanted, dtype=np.int64))
-        lo = np.searchsorted(keys, q, "left")
-        hi = np.searchsorted(keys, q, "right")
+        lo, hi = postings.ranges(np.unique(np.asarray(wanted, dtype=np.int64)))
+        docs = postings.docs
         found: np.ndarray | None = None
         for k in np.argsort(hi - lo, kind="stable"):  # rarest key first: the set shrinks fastest
             posting = docs[lo[k] : hi[k]]
@@ -261,14 +260,12 @@ def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
         bi_parts.append(b)
         bi_nums.append(np.full(len(b), k, dtype=np.int32))
 
-    def postings(parts, nums):
+    def postings(parts, nums) -> Postings:
         if not parts:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)
+            return Postings.empty()
         keys = np.concatenate(parts)
         doc_numbers = np.concatenate(nums)
         order = np.argsort(keys, kind="stable")  # stable: document numbers stay ascending per key
-        return keys[order], doc_numbers[order]
+        return Postings.from_sorted(keys[order], doc_numbers[order])
 
-    uk, ud = postings(uni_parts, uni_nums)
-    bk, bd = postings(bi_parts, bi_nums)
-    return CorpusIndex(doc_ids, docs, vocab, strings, uk, ud, bk, bd)
+    return CorpusIndex(doc_ids, docs, vocab, strings, postings(uni_parts, uni_nums), postings(bi_parts, bi_nums))

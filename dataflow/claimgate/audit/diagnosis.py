@@ -349,7 +349,9 @@ def _result(kind: str, nearest: dict | None, shared: int | None, quote_tokens: i
 def _closest_document(quote: NormalizedText, index: CorpusIndex, budget: ad.StepBudget) -> int | None:
     """Document number sharing the most token pairs with the quote (lowest on ties), via the corpus postings."""
     wanted = np.unique(ad.pair_keys(_quote_ids(quote, index)))
-    _, docs = ad.lookup(index.bi_keys, index.bi_docs, wanted, budget)
+    lo, hi = index.pair_postings.ranges(wanted)
+    budget.spend(int((hi - lo).sum()))  # charged before the documents are gathered
+    docs = index.pair_postings.gathered(lo, hi)
     if not len(docs):
         return None
     return int(np.argmax(np.bincount(docs)))

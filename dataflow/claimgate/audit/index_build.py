@@ -3,11 +3,14 @@
 Why this module exists: the index is built once per corpus and its cost is
 dominated by normalizing every document. Here documents are folded one by one
 (:func:`claimgate.audit.normalize._normalized_string`, a no-op but ``lower()`` for
-ASCII) and then tokenized, interned and posted a chunk of documents at a time:
-the chunk's folded texts are joined by NUL (a separator that no rule reads across)
-and handed to the array rules of :mod:`claimgate.audit.fast_normalize`; token ids
-come from one pyarrow dictionary encoding per chunk; postings from numpy sorts.
-Peak memory grows with the chunk, not with the corpus, beyond the index itself.
+ASCII) and then tokenized and interned a chunk of documents at a time: the
+chunk's folded texts are joined by NUL (a separator that no rule reads across) and
+handed to the array rules of :mod:`claimgate.audit.fast_normalize`; token ids come
+from one pyarrow dictionary encoding per chunk, and the chunk's tokens become one
+segment of a :class:`claimgate.audit.document_table.DocumentTable` (no object per
+document). The postings are built last, from the table's token arrays, a range of
+token ids at a time (:func:`claimgate.audit.postings.postings_in_passes`). Peak
+memory beyond the index itself is one chunk's or one pass's, not the corpus's.
 
 What it refuses to do: change any value. A document the array rules do not cover
 goes through the reference path (:func:`claimgate.audit.normalize.normalize_text`)
@@ -20,12 +23,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
 
-from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, _doc_keys, elision_stops, joined_word_keys
+from claimgate.audit.corpus_index import CorpusIndex, elision_stops, joined_word_keys
+from claimgate.audit.document_table import DocumentTable, TokenSegment
 from claimgate.audit.fast_normalize import (
     _tokens,
     code_points,
@@ -45,10 +49,11 @@ from claimgate.audit.normalize import (
     joined_word_alternatives,
     normalize_text,
 )
+from claimgate.audit.postings import Postings, postings_in_passes
 from claimgate.audit.quote_parsing import ELLIPSIS_RE, bracket_texts, fold_ellipses
 
 #: Characters of folded text per chunk: bounds the build's working memory (~40 bytes per character).
-CHUNK_CHARS = 1 << 22
+CHUNK_CHARS = 1 << 20
 
 
 class _Vocabulary:
@@ -73,103 +78,6 @@ class _Vocabulary:
         distinct = encoded.dictionary.to_pylist()
         ids = np.fromiter(map(self.intern, distinct), dtype=np.int64, count=len(distinct))
         return ids[encoded.indices.to_numpy(zero_copy_only=False)]
-
-
-def _sorted_pairs(keys: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(keys, docs)`` (int64 bigram keys ``id1 << 32 | id2``, int64 document numbers) sorted by key, then document.
-
-    One sort of packed uint64 values when both ids and the document number fit in
-    63 bits together (vocabularies under about two million tokens), else a lexsort.
-    """
-    if len(keys) == 0:
-        return keys, docs.astype(np.int32)
-    id1, id2 = keys >> 32, keys & 0xFFFFFFFF
-    id_bits = int(max(id1.max(), id2.max())).bit_length()
-    doc_low = int(docs.min())
-    doc_bits = max(1, int(docs.max() - doc_low).bit_length())
-    if 2 * id_bits + doc_bits > 63:
-        order = np.lexsort((docs, keys))
-        return keys[order], docs[order].astype(np.int32)
-    packed = (id1 << (id_bits + doc_bits)) | (id2 << doc_bits) | (docs - doc_low)
-    packed.sort()
-    doc_mask = (1 << doc_bits) - 1
-    id_mask = (1 << id_bits) - 1
-    keys = ((packed >> (id_bits + doc_bits)) << 32) | ((packed >> doc_bits) & id_mask)
-    return keys, ((packed & doc_mask) + doc_low).astype(np.int32)
-
-
-def _unique_sorted(values: np.ndarray) -> np.ndarray:
-    """``values`` sorted in place, without repeats."""
-    values.sort()
-    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
-
-
-class _Postings:
-    """Unigram and bigram keys with their document numbers, gathered chunk by chunk in compact form.
-
-    Unigrams as ``id << 32 | document``; bigrams packed as one uint64-sized value
-    ``id1, id2, document`` (``id_bits``, ``id_bits``, ``doc_bits``) so that one sort
-    orders them by key then document; should an id outgrow ``id_bits`` (a vocabulary
-    over about a million tokens per 2^20 documents) they are kept as key/document pairs.
-    """
-
-    def __init__(self, n_docs: int) -> None:
-        self.doc_bits = max(1, (n_docs - 1).bit_length())
-        self.id_bits = (63 - self.doc_bits) // 2
-        self.uni: list[np.ndarray] = []
-        self.bi: list[np.ndarray] = []
-        self.wide: tuple[list[np.ndarray], list[np.ndarray]] | None = None
-
-    def add(self, uni_keys, uni_docs, bi_keys, bi_docs) -> None:
-        self.uni.append(_unique_sorted((np.asarray(uni_keys, np.int64) << 32) | np.asarray(uni_docs, np.int64)))
-        bi_keys = np.asarray(bi_keys, np.int64)
-        bi_docs = np.asarray(bi_docs, np.int64)
-        if len(bi_keys) == 0:
-            return
-        id1, id2 = bi_keys >> 32, bi_keys & 0xFFFFFFFF
-        if self.wide is None and max(int(id1.max()), int(id2.max())) < (1 << self.id_bits):
-            self.bi.append(_unique_sorted((id1 << (self.id_bits + self.doc_bits)) | (id2 << self.doc_bits) | bi_docs))
-            return
-        if self.wide is None:  # an id outgrew the packing: unpack what is there
-            self.wide = ([], [])
-            for packed in self.bi:
-                keys, docs = self._unpacked(packed)
-                self.wide[0].append(keys)
-                self.wide[1].append(docs)
-            self.bi = []
-        keys, docs = _sorted_pairs(bi_keys, bi_docs)
-        fresh = np.ones(len(keys), dtype=bool)
-        fresh[1:] = (keys[1:] != keys[:-1]) | (docs[1:] != docs[:-1])
-        self.wide[0].append(keys[fresh])
-        self.wide[1].append(docs[fresh])
-
-    def _unpacked(self, packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(keys, docs)`` of packed bigrams; ``packed`` becomes the keys, in blocks (no full-size temporary)."""
-        docs = np.empty(len(packed), dtype=np.int32)
-        doc_mask, id_mask, shift = (1 << self.doc_bits) - 1, (1 << self.id_bits) - 1, self.id_bits + self.doc_bits
-        for lo in range(0, len(packed), 1 << 20):
-            block = packed[lo : lo + (1 << 20)]
-            docs[lo : lo + len(block)] = block & doc_mask
-            block[:] = ((block >> shift) << 32) | ((block >> self.doc_bits) & id_mask)
-        return packed, docs
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(uni_keys, uni_docs, bi_keys, bi_docs)`` sorted by key, documents ascending per key."""
-        uni = np.concatenate(self.uni) if self.uni else np.empty(0, np.int64)
-        self.uni = []
-        uni.sort()
-        uni_docs = (uni & 0xFFFFFFFF).astype(np.int32)
-        uni >>= 32  # in place: the keys
-        if self.wide is not None:
-            bk, bd = np.concatenate(self.wide[0]), np.concatenate(self.wide[1])
-            self.wide = None
-            order = np.argsort(bk, kind="stable")  # stable: chunks are in document order
-            return uni, uni_docs, bk[order], bd[order]
-        packed = np.concatenate(self.bi) if self.bi else np.empty(0, np.int64)
-        self.bi = []
-        packed.sort()  # key, then document: the packing's order
-        bk, bd = self._unpacked(packed)
-        return uni, uni_docs, bk, bd
 
 
 def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
@@ -212,25 +120,18 @@ def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[st
     return with_ellipsis, brackets
 
 
-def _reference_document(doc_id: str, original: str, vocab: _Vocabulary):
-    """One document through the reference tokenizer (a text the array rules do not cover), with its keys."""
+def _reference_tokens(original: str, vocab: _Vocabulary):
+    """A text the array rules do not cover, through the reference tokenizer.
+
+    Returns ``(ids, starts, ends, joined_words, negations, elision_stops)``
+    (``elision_stops`` is ``negations`` itself when there is no unlisted-script token).
+    """
     normalized = normalize_text(original)
     ids = [vocab.intern(t) for t in normalized.tokens]
     joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
-    u, b = _doc_keys(ids, joined)
     negations = negation_positions(normalized)
-    document = IndexedDocument(
-        doc_id,
-        original,
-        array("i", ids).tobytes(),
-        array("i", normalized.starts),
-        array("i", normalized.ends),
-        joined,
-        negations,
-        *_document_marks(original),
-        elision_stops=elision_stops(negations, unchecked_script_positions(normalized)),
-    )
-    return document, u, b
+    stops = elision_stops(negations, unchecked_script_positions(normalized))
+    return ids, normalized.starts, normalized.ends, joined, negations, stops
 
 
 def _token_scan(original: str, negations: array) -> tuple[array, array]:
@@ -272,6 +173,9 @@ def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
 
     Same contract as :func:`claimgate.audit.corpus_index.build_corpus_index`: an empty
     mapping gives an empty index; a non-str doc_id or text raises ``TypeError``.
+    Documents are tokenized a chunk at a time into a :class:`DocumentTable`; the
+    postings are then built from its token arrays (:func:`postings_in_passes`), so no
+    per-chunk copy of the keys is kept while the corpus is read.
     """
     doc_ids = sorted(documents)
     for doc_id in doc_ids:
@@ -280,12 +184,80 @@ def build_corpus_index_arrays(documents: Mapping[str, str]) -> CorpusIndex:
         if not isinstance(documents[doc_id], str):
             raise TypeError(f"normalize_text expects str, got {type(documents[doc_id]).__name__}")
     vocab = _Vocabulary()
-    postings = _Postings(len(doc_ids))
-    docs: list[IndexedDocument] = []
-    for numbers in _chunks(doc_ids, documents):
-        docs.extend(_index_chunk(numbers, doc_ids, documents, vocab, postings))
-    uk, ud, bk, bd = postings.arrays()
-    return CorpusIndex(doc_ids, docs, vocab.ids, vocab.strings, uk, ud, bk, bd)
+    table = DocumentTable(doc_ids, [documents[d] for d in doc_ids], [])  # filled chunk by chunk
+    extra = _ExtraKeys()
+    ellipses: set[int] = set()
+    segments = [_index_chunk(numbers, table, vocab, extra, ellipses) for numbers in _chunks(doc_ids, documents)]
+    table = replace(table, segments=segments, ellipses=frozenset(ellipses))
+    return CorpusIndex(doc_ids, table, vocab.ids, vocab.strings, *_postings(segments, extra, len(vocab.strings)))
+
+
+class _ExtraKeys:
+    """Token and token-pair keys that joined line-end-hyphen words add, with their documents (few)."""
+
+    def __init__(self) -> None:
+        self.tokens: list[int] = []
+        self.token_docs: list[int] = []
+        self.pairs: list[int] = []
+        self.pair_docs: list[int] = []
+
+    def add(self, k: int, ids: list[int], joined_words: dict) -> None:
+        tokens, pairs = joined_word_keys(ids, joined_words)
+        self.tokens += tokens
+        self.token_docs += [k] * len(tokens)
+        self.pairs += pairs
+        self.pair_docs += [k] * len(pairs)
+
+
+def _postings(segments: list[TokenSegment], extra: _ExtraKeys, n_ids: int) -> tuple[Postings, Postings]:
+    """``(token postings, pair postings)`` of the documents' tokens and the joined words' extra keys."""
+    n_docs = sum(s.n_docs for s in segments)
+    extra_tokens = np.asarray(extra.tokens, np.int64), np.asarray(extra.token_docs, np.int64)
+    extra_pairs = np.asarray(extra.pairs, np.int64), np.asarray(extra.pair_docs, np.int64)
+    groups = max(n_ids, 1)
+
+    def chosen(ids: np.ndarray, lo: int, hi: int, count: int) -> np.ndarray | None:
+        """Positions ``p < count`` with ``lo <= ids[p] < hi`` (``None``: all of them)."""
+        return None if lo == 0 and hi >= groups else np.flatnonzero((ids[:count] >= lo) & (ids[:count] < hi))
+
+    def token_blocks(lo: int, hi: int):
+        for s in segments:
+            at = chosen(s.token_ids, lo, hi, len(s.token_ids))
+            if at is None:
+                yield s.token_ids.astype(np.int64), s.doc_of_token()
+            else:
+                yield s.token_ids[at].astype(np.int64), np.searchsorted(s.first, at, "right") - 1 + s.first_doc
+        keys, docs = extra_tokens
+        yield _in_groups(keys, docs, keys, lo, hi)
+
+    def pair_blocks(lo: int, hi: int):
+        for s in segments:
+            n = len(s.token_ids)
+            if n < 2:
+                continue
+            starts_pair = np.ones(n - 1, dtype=bool)
+            inner = s.first[1:-1]
+            starts_pair[inner[(inner > 0) & (inner < n)] - 1] = False  # a document's last token starts no pair
+            at = chosen(s.token_ids, lo, hi, n - 1)
+            at = np.flatnonzero(starts_pair) if at is None else at[starts_pair[at]]
+            keys = (s.token_ids[at].astype(np.int64) << 32) | s.token_ids[at + 1]
+            yield keys, np.searchsorted(s.first, at, "right") - 1 + s.first_doc
+        keys, docs = extra_pairs
+        yield _in_groups(keys, docs, keys >> 32, lo, hi)
+
+    occurrences = np.zeros(groups, np.int64)  # per token id: an upper bound of its postings
+    for s in segments:
+        occurrences += np.bincount(s.token_ids, minlength=groups)
+    extra_first = np.bincount(extra_pairs[0] >> 32, minlength=groups) if len(extra_pairs[0]) else 0
+    extra_count = np.bincount(extra_tokens[0], minlength=groups) if len(extra_tokens[0]) else 0
+    tokens = postings_in_passes(token_blocks, occurrences + extra_count, n_ids, n_docs)
+    pairs = postings_in_passes(pair_blocks, occurrences + extra_first, n_ids, n_docs)
+    return tokens, pairs
+
+
+def _in_groups(keys: np.ndarray, docs: np.ndarray, groups: np.ndarray, lo: int, hi: int):
+    chosen = (groups >= lo) & (groups < hi)
+    return keys[chosen], docs[chosen]
 
 
 @dataclass
@@ -348,8 +320,9 @@ def normalized_chunk(originals: list[str]) -> NormalizedChunk:
 
 
 # The per-document assembly stays in one function (~60 lines): it shares the chunk-wide arrays.
-def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, postings: _Postings):
-    chunk = normalized_chunk([documents[doc_ids[k]] for k in numbers])
+def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra: _ExtraKeys, ellipses: set[int]):
+    """The token segment of documents ``numbers``; their negations, joined words and marks go into ``table``."""
+    chunk = normalized_chunk(table.originals[numbers.start : numbers.stop])
     originals, tokens, local_doc, first, reference = (
         chunk.originals, chunk.tokens, chunk.local_doc, chunk.first, chunk.reference
     )  # fmt: skip
@@ -357,54 +330,55 @@ def _index_chunk(numbers: range, doc_ids, documents, vocab: _Vocabulary, posting
     negating = _negations(ids, (chunk.starts, chunk.ends), local_doc, first, originals, vocab)
     neg_first = np.searchsorted(local_doc[negating], np.arange(len(numbers) + 1)).tolist()
     negations_bytes = (negating - first[local_doc[negating]]).astype(np.int32).tobytes()
-    ids_bytes = ids.astype(np.int32).tobytes()
-    starts_bytes, ends_bytes = chunk.starts.tobytes(), chunk.ends.tobytes()
-    first_list = first.tolist()
-    marks = _chunk_marks(originals)
-
-    same_doc = local_doc[:-1] == local_doc[1:]
-    global_doc = local_doc + numbers.start
-    bi_keys = [((ids[:-1] << 32) | ids[1:])[same_doc]]
-    bi_docs = [global_doc[:-1][same_doc]]
-    uni_keys, uni_docs = [ids], [global_doc]
-    out: list[IndexedDocument] = []
+    with_ellipsis, brackets = _chunk_marks(originals)
+    ellipses.update(numbers.start + local for local in with_ellipsis)
+    table.brackets.update((numbers.start + local, b) for local, b in brackets.items())
+    pieces: dict[int, tuple] = {}  # local document -> its tokens from the reference tokenizer
     for local, k in enumerate(numbers):
         if local in reference:
-            document, u, b = _reference_document(doc_ids[k], originals[local], vocab)
-            out.append(document)
-            uni_keys.append(u)
-            uni_docs.append(np.full(len(u), k))
-            bi_keys.append(b)
-            bi_docs.append(np.full(len(b), k))
-            continue
-        lo, hi = first_list[local], first_list[local + 1]
-        joined_words = {}
-        if local in chunk.joins:
-            doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
-            joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
+            ref_ids, ref_starts, ref_ends, joined_words, negations, stops = _reference_tokens(originals[local], vocab)
+            pieces[local] = (ref_ids, ref_starts, ref_ends)
             if joined_words:
-                u, b = joined_word_keys(ids[lo:hi].tolist(), joined_words)
-                uni_keys.append(u)
-                uni_docs.append(np.full(len(u), k))
-                bi_keys.append(b)
-                bi_docs.append(np.full(len(b), k))
-        negations = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]])
-        stops = None
-        if needs_token_scan(originals[local]):
-            negations, stops = _token_scan(originals[local], negations)
-        out.append(
-            IndexedDocument(
-                doc_ids[k],
-                originals[local],
-                ids_bytes[4 * lo : 4 * hi],
-                array("i", starts_bytes[4 * lo : 4 * hi]),
-                array("i", ends_bytes[4 * lo : 4 * hi]),
-                joined_words,
-                negations,
-                local in marks[0],
-                marks[1].get(local, frozenset()),
-                elision_stops=stops,
-            )
-        )
-    postings.add(np.concatenate(uni_keys), np.concatenate(uni_docs), np.concatenate(bi_keys), np.concatenate(bi_docs))
-    return out
+                table.joined_words[k] = joined_words
+                extra.add(k, ref_ids, joined_words)
+        else:
+            lo, hi = int(first[local]), int(first[local + 1])
+            if local in chunk.joins:
+                doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
+                joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
+                if joined_words:
+                    table.joined_words[k] = joined_words
+                    extra.add(k, ids[lo:hi].tolist(), joined_words)
+            negations = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]])
+            stops = negations
+            if needs_token_scan(originals[local]):
+                negations, stops = _token_scan(originals[local], negations)
+        if negations:
+            table.negations[k] = negations
+        if stops is not negations:
+            table.elision_stops[k] = stops
+    ids32, starts, ends = ids.astype(np.int32), chunk.starts, chunk.ends
+    del chunk, tokens, ids
+    if pieces:  # splice the reference documents' tokens in at their place (rare)
+        ids32, starts, ends, first = _spliced(first, pieces, ids32, starts, ends)
+    return TokenSegment(numbers.start, first, ids32, starts, ends)
+
+
+def _spliced(first: np.ndarray, pieces: dict[int, tuple], *columns: np.ndarray):
+    """``columns`` with the tokens of ``pieces`` (local document -> one list per column) at their documents."""
+    n_docs = len(first) - 1
+    counts = np.diff(first)
+    for local, piece in pieces.items():
+        counts[local] = len(piece[0])
+    new_first = np.zeros(n_docs + 1, np.int64)
+    np.cumsum(counts, out=new_first[1:])
+    out = []
+    for c, column in enumerate(columns):
+        parts = []
+        for local in range(n_docs):
+            if local in pieces:
+                parts.append(np.asarray(pieces[local][c], dtype=np.int32))
+            else:
+                parts.append(column[first[local] : first[local + 1]])
+        out.append(np.concatenate(parts) if parts else column[:0])
+    return (*out, new_first)

@@ -13,12 +13,15 @@ added or removed document gives another key, so another file. A file that is
 missing, truncated, of another format or whose recorded key differs is ignored
 and the index is rebuilt and written again (fail safe: a cache can cost a
 rebuild, never change a verdict). Files are written atomically
-(:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens
-and their offsets, not the texts (they come from the corpus itself on load).
+(:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens,
+their offsets and everything found per document when the index was built
+(negations, elision stops, ellipses, brackets, joined words), not the texts (they
+come from the corpus itself on load): a load runs no per-document rule.
 
 File format: the line ``claimgate-corpus-index``, a JSON header line
 ``{"format", "normalizer", "key", "documents"}``, then a pickle (protocol 5) of
-compact arrays (int32 token ids and offsets, int64 postings). Only files this
+compact arrays (int32 token ids and character offsets by run of documents; postings as
+int64 distinct keys, offsets and int32 document numbers) and the few per-document extras. Only files this
 module wrote are read: the file name and the header both carry the key, and
 the cache folder is the user's own (``--cache DIR``); do not point it at a folder
 others can write to, as unpickling runs code.
@@ -35,17 +38,19 @@ from array import array
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import numpy as np
-
-from claimgate.audit.corpus_index import CorpusIndex, IndexedDocument, elision_stops
+from claimgate.audit.corpus_index import CorpusIndex
+from claimgate.audit.document_table import DocumentTable, TokenSegment
 from claimgate.audit.fast_normalize import NORMALIZER_VERSION
-from claimgate.audit.negation import needs_token_scan, unchecked_script_positions
-from claimgate.audit.normalize import normalize_text
+from claimgate.audit.postings import Postings
 from claimgate.errors import OutputError
 from claimgate.io.atomic import write_atomic
 
 #: Version of the file layout below; bump on any change to it or to ``CorpusIndex``'s fields.
-INDEX_FORMAT = 1
+#: 2: the elision stops of documents with an unlisted script are stored (format 1 recomputed
+#: them on every load with a regular-expression pass over every document).
+#: 3: postings as distinct keys, offsets and documents (:class:`claimgate.audit.postings.Postings`);
+#: tokens as the segments of a :class:`claimgate.audit.document_table.DocumentTable`.
+INDEX_FORMAT = 3
 _MAGIC = b"claimgate-corpus-index\n"
 
 
@@ -66,59 +71,37 @@ def cache_path(cache_dir: str | Path, key: str) -> Path:
 
 
 def _payload(index: CorpusIndex) -> dict:
-    """The index as a few flat arrays (no per-token Python object)."""
-    docs = index.docs
-    counts = np.fromiter((d.n_tokens for d in docs), dtype=np.int64, count=len(docs))
-    neg_counts = np.fromiter((len(d.negations) for d in docs), dtype=np.int64, count=len(docs))
+    """The index as a few flat arrays and the per-document extras of its :class:`DocumentTable` (no texts)."""
+    table = index.docs if isinstance(index.docs, DocumentTable) else DocumentTable.from_documents(index.docs)
     return {
-        "doc_ids": index.doc_ids,
+        "doc_ids": table.doc_ids,
         "strings": index.strings,
-        "token_ids": b"".join(d.token_bytes for d in docs),
-        "starts": b"".join(d.starts.tobytes() for d in docs),
-        "ends": b"".join(d.ends.tobytes() for d in docs),
-        "token_counts": counts,
-        "negations": b"".join(d.negations.tobytes() for d in docs),
-        "negation_counts": neg_counts,
-        "has_ellipsis": np.fromiter((d.has_ellipsis for d in docs), dtype=bool, count=len(docs)),
-        "brackets": {k: sorted(d.brackets) for k, d in enumerate(docs) if d.brackets},
-        "joined_words": {k: d.joined_words for k, d in enumerate(docs) if d.joined_words},
-        "postings": (index.uni_keys, index.uni_docs, index.bi_keys, index.bi_docs),
+        "segments": [(s.first_doc, s.first, s.token_ids, s.starts, s.ends) for s in table.segments],
+        "negations": {k: v.tobytes() for k, v in table.negations.items()},
+        # only where they are not the negations themselves (a token in an unlisted script): rare
+        "elision_stops": {k: v.tobytes() for k, v in table.elision_stops.items()},
+        "joined_words": table.joined_words,
+        "ellipses": sorted(table.ellipses),
+        "brackets": {k: sorted(v) for k, v in table.brackets.items()},
+        "postings": [(p.keys, p.offsets, p.docs) for p in (index.token_postings, index.pair_postings)],
     }
-
-
-def _unchecked_stops(original: str, negations: bytes) -> array | None:
-    """The elision stops of a cached document: ``None`` (its negations) unless it holds an unlisted script."""
-    if not needs_token_scan(original):
-        return None
-    return elision_stops(array("i", negations), unchecked_script_positions(normalize_text(original)))
 
 
 def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
     doc_ids = payload["doc_ids"]
-    first = np.concatenate([[0], np.cumsum(payload["token_counts"])]).tolist()
-    neg_first = np.concatenate([[0], np.cumsum(payload["negation_counts"])]).tolist()
-    token_ids, starts, ends, negations = (payload[k] for k in ("token_ids", "starts", "ends", "negations"))
-    has_ellipsis = payload["has_ellipsis"].tolist()
-    brackets, joined = payload["brackets"], payload["joined_words"]
-    docs = []
-    for k, doc_id in enumerate(doc_ids):
-        lo, hi = 4 * first[k], 4 * first[k + 1]
-        docs.append(
-            IndexedDocument(
-                doc_id,
-                documents[doc_id],
-                token_ids[lo:hi],
-                array("i", starts[lo:hi]),
-                array("i", ends[lo:hi]),
-                joined.get(k, {}),
-                array("i", negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
-                has_ellipsis[k],
-                frozenset(brackets.get(k, ())),
-                elision_stops=_unchecked_stops(documents[doc_id], negations[4 * neg_first[k] : 4 * neg_first[k + 1]]),
-            )
-        )
+    table = DocumentTable(
+        doc_ids,
+        [documents[doc_id] for doc_id in doc_ids],
+        [TokenSegment(*arrays) for arrays in payload["segments"]],
+        {k: array("i", v) for k, v in payload["negations"].items()},
+        {k: array("i", v) for k, v in payload["elision_stops"].items()},
+        payload["joined_words"],
+        frozenset(payload["ellipses"]),
+        {k: frozenset(v) for k, v in payload["brackets"].items()},
+    )
     strings = payload["strings"]
-    return CorpusIndex(doc_ids, docs, dict(zip(strings, range(len(strings)))), strings, *payload["postings"])
+    postings = [Postings(*arrays) for arrays in payload["postings"]]
+    return CorpusIndex(doc_ids, table, dict(zip(strings, range(len(strings)))), strings, *postings)
 
 
 def _header(key: str, n_documents: int) -> dict:

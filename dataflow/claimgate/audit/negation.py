@@ -227,8 +227,12 @@ def needs_token_scan(original: str) -> bool:
 
     The array build of the corpus index (``index_build``) finds listed negators by token
     id; a document for which this is true also gets :func:`negation_positions` and
-    :func:`unchecked_script_positions` from its tokens, so both builds agree.
+    :func:`unchecked_script_positions` from its tokens, so both builds agree. False at
+    once for ASCII text: ASCII letters are Latin (a listed script) and every negator
+    prefix holds a letter that only a non-ASCII character matches, in any case.
     """
+    if original.isascii():
+        return False
     return _PREFIX_RE.search(original) is not None or UNCHECKED_LETTER_RE.search(original) is not None
 
 
