@@ -8,8 +8,9 @@ peak memory depends on ``chunk_rows``, not on the table's length.
 How: the table-wide values are computed once through the gate's driver — the
 verified sources, the claim schema and every source's parsed directives
 (``TABLE_CONSTANTS``) — and passed as overrides to
-one execution of the same driver per chunk, which asks for the final node
-``gate_results``. A chunk's result rows become its JSONL lines (``jsonl_chunk``); the
+one execution of the same driver per chunk, which asks for the final nodes
+``result_lines`` and ``case_outcomes`` (``gate.result_lines``: the chunk's JSONL bytes,
+joined straight from the decisions, and its decisions without result objects); the
 lines are written in case-table order into one temporary file that replaces the
 output only when every chunk is written (``tables.write_atomic``). The decision nodes
 are the same functions as in a whole-table run and the case chunks carry the whole
@@ -44,7 +45,7 @@ import pandas as pd
 from claimgate.execution import drivers, workers
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.case_stream import CaseChunks
-from claimgate.io.tables import jsonl_line, write_atomic
+from claimgate.io.tables import write_atomic
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
 TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives")
@@ -129,17 +130,6 @@ def table_constants(
     return loaded, ignored
 
 
-def jsonl_chunk(case_table: pd.DataFrame, gate_results: pd.DataFrame) -> bytes:
-    """The JSONL lines of one chunk (``drivers.case_entry`` per case, newline-terminated), in table order."""
-    # One buffer, not a list of lines: each line orjson returns is freed as soon as it is copied in
-    # (a list of 25,000 of them held several times their length).
-    buffer = io.BytesIO()
-    for request, case_id, result in zip(case_table["request"], gate_results["case_id"], gate_results["result"]):
-        buffer.write(jsonl_line(drivers.case_entry(request, case_id, result)))
-        buffer.write(b"\n")
-    return buffer.getvalue()
-
-
 @dataclass
 class DecidedChunk:
     """One decided chunk: its JSONL bytes, its counts by ``(status, reason)``, its first rows' decisions."""
@@ -157,10 +147,10 @@ def decided_chunk(case_table: pd.DataFrame, constants: dict) -> DecidedChunk:
     """Decide one chunk of the case table with the gate's driver; runs in the driver process or on a worker."""
     global _DRIVER
     if _DRIVER is None:
-        _DRIVER = drivers.gate_driver()
+        _DRIVER = drivers.gate_lines_driver()
     with drivers.gc_paused():
-        results = _DRIVER.execute(["gate_results"], overrides={**constants, "case_rows": case_table})["gate_results"]
-        lines = jsonl_chunk(case_table, results)
+        values = _DRIVER.execute(["result_lines", "case_outcomes"], overrides={**constants, "case_rows": case_table})
+    lines, results = values["result_lines"], values["case_outcomes"]
     counts = results.groupby(["status", "reason"]).size().to_dict()
     first = int(case_table["position"].iloc[0]) if len(case_table) else 0
     # A copy: a view would keep the whole object block (every result object of the chunk) alive.

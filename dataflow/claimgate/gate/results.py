@@ -11,6 +11,8 @@ docs/gate-rules.md, "Result objects".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -62,6 +64,99 @@ def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[l
     return split
 
 
+@dataclass(frozen=True)
+class ResultParts:
+    """What every result object of a batch is built from, as plain lookups by case position.
+
+    ``decided``: ``decisions.case_decisions`` (index ``position``, case-table order).
+    ``requests``: position -> ``(candidate_ids, requested_version, claim_key, operation)``
+    of each valid request. ``missing``: position -> missing claim source ids.
+    ``agreed``: position -> agreed value. ``claim_records`` / ``claim_jsons``: every parsed
+    claim as a record of ``CLAIM_FIELDS`` and as its answer-request JSON;
+    ``claim_numbers`` / ``claim_slices``: each case's claims as a row range of numbers
+    into those lists. ``sources_by_case``: position -> ``(eligible ids, excluded ids)``.
+    """
+
+    decided: pd.DataFrame
+    requests: dict
+    missing: dict
+    agreed: dict
+    claim_records: list[dict]
+    claim_jsons: list[str]
+    claim_numbers: list[int]
+    claim_slices: dict[int, tuple[int, int]]
+    sources_by_case: dict[int, tuple[list[str], list[str]]]
+    system_prompt: str
+
+    def result_object(self, position: int, status: str, error: str, reason: str, decided_at: str) -> dict:
+        """The result object of the case at ``position`` (docs/gate-rules.md, "Result objects").
+
+        Its claims are copies; its eligible and excluded id lists are this batch's lists for
+        ``position`` (each built for that one case), so call it once per case.
+        """
+        if status == "refused":
+            return refused_result(error, reason, decided_at)
+        candidate_ids, requested_version, claim_key, operation = self.requests[position]
+        eligible_ids, excluded_ids = self.sources_by_case.get(position) or ([], [])
+        a, b = self.claim_slices.get(position, (0, 0))
+        numbers = self.claim_numbers[a:b]
+        missing_ids = self.missing.get(position)
+        ready = status == "ready"
+        return decided_result(
+            requested_version=requested_version,
+            claim_key=claim_key,
+            operation=operation,
+            candidate_ids=candidate_ids,
+            eligible_source_ids=eligible_ids,
+            excluded_wrong_version_ids=excluded_ids,
+            status=status,
+            reason=reason,
+            claims=[self.claim_records[number].copy() for number in numbers],  # each result owns its claims
+            decided_at=decided_at,
+            agreed_value=self.agreed[position] if ready else None,
+            missing_claim_source_ids=list(missing_ids) if missing_ids is not None else None,
+            claim_jsons=[self.claim_jsons[number] for number in numbers] if ready else None,
+            system_prompt=self.system_prompt,
+        )
+
+
+def result_parts(
+    case_table: pd.DataFrame,
+    stages: list[Stage],
+    candidate_sources: pd.DataFrame,
+    parsed_claims: pd.DataFrame,
+    requested_claims: pd.DataFrame,
+    claim_schema: ClaimSchema,
+) -> ResultParts:
+    """The lookups of ``ResultParts`` for one batch; ``stages`` are the six deciding stages in decision order.
+
+    Raises ``AssertionError`` as ``decisions.case_decisions`` does when a case is decided
+    by no stage or by two.
+    """
+    validated_requests, missing_sources, agreed_values = stages[0], stages[3], stages[5]
+    decided = case_decisions(case_table, stages)
+    # Lookups by position as plain dicts: per-case Series lookups would cost more than the results themselves.
+    valid = validated_requests.passed
+    fields = ("candidate_ids", "requested_version", "claim_key", "operation")
+    requests = dict(zip(valid["position"].tolist(), zip(*(valid[f].tolist() for f in fields))))
+    missing_frame = missing_sources.decided
+    missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
+    agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
+    records, serialized, claim_numbers, claim_slices = _claim_lookup(parsed_claims, requested_claims)
+    return ResultParts(
+        decided=decided,
+        requests=requests,
+        missing=missing,
+        agreed=agreed,
+        claim_records=records,
+        claim_jsons=serialized,
+        claim_numbers=claim_numbers,
+        claim_slices=claim_slices,
+        sources_by_case=_eligible_and_excluded(candidate_sources),
+        system_prompt=claim_schema.system_prompt,
+    )
+
+
 def gate_result(
     case_table: pd.DataFrame,
     validated_requests: Stage,
@@ -86,58 +181,21 @@ def gate_result(
     result object, with ``decided_at``). Per-case Python only slices sorted frames and
     builds each result object (docs/gate-rules.md, "Result objects").
     """
-    decided = case_decisions(
-        case_table,
-        [validated_requests, eligible_sources, directive_errors, missing_sources, conflicting_values, agreed_values],
-    )
-    # Lookups by position as plain dicts: per-case Series lookups would cost more than the results themselves.
-    valid = validated_requests.passed
-    fields = ("candidate_ids", "requested_version", "claim_key", "operation")
-    requests = dict(zip(valid["position"].tolist(), zip(*(valid[f].tolist() for f in fields))))
-    missing_frame = missing_sources.decided
-    missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
-    agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
-
-    records, serialized, claim_numbers, claim_slices = _claim_lookup(parsed_claims, requested_claims)
-    sources_by_case = _eligible_and_excluded(candidate_sources)
-
-    results = []
-    append = results.append
-    system_prompt = claim_schema.system_prompt
-    for position, status, error, reason, decided_at in zip(
-        decided.index.tolist(),
-        decided["status"].tolist(),
-        decided["error"].tolist(),
-        decided["reason"].tolist(),
-        decided["decided_at"].tolist(),
-    ):
-        if status == "refused":
-            append(refused_result(error, reason, decided_at))
-            continue
-        candidate_ids, requested_version, claim_key, operation = requests[position]
-        eligible_ids, excluded_ids = sources_by_case.get(position) or ([], [])  # each result owns its lists
-        a, b = claim_slices.get(position, (0, 0))
-        numbers = claim_numbers[a:b]
-        missing_ids = missing.get(position)
-        ready = status == "ready"
-        append(
-            decided_result(
-                requested_version=requested_version,
-                claim_key=claim_key,
-                operation=operation,
-                candidate_ids=candidate_ids,
-                eligible_source_ids=eligible_ids,
-                excluded_wrong_version_ids=excluded_ids,
-                status=status,
-                reason=reason,
-                claims=[records[number].copy() for number in numbers],  # each result owns its claims
-                decided_at=decided_at,
-                agreed_value=agreed[position] if ready else None,
-                missing_claim_source_ids=list(missing_ids) if missing_ids is not None else None,
-                claim_jsons=[serialized[number] for number in numbers] if ready else None,
-                system_prompt=system_prompt,
-            )
+    stages = [validated_requests, eligible_sources, directive_errors]
+    stages += [missing_sources, conflicting_values, agreed_values]
+    parts = result_parts(case_table, stages, candidate_sources, parsed_claims, requested_claims, claim_schema)
+    decided = parts.decided
+    result_object = parts.result_object
+    results = [
+        result_object(position, status, error, reason, decided_at)
+        for position, status, error, reason, decided_at in zip(
+            decided.index.tolist(),
+            decided["status"].tolist(),
+            decided["error"].tolist(),
+            decided["reason"].tolist(),
+            decided["decided_at"].tolist(),
         )
+    ]
     n = len(decided)
     frame = pd.DataFrame(
         {

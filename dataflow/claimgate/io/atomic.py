@@ -293,8 +293,8 @@ def _identity(path: Path) -> tuple[tuple[int, int] | None, Path | None]:
     except OSError:
         same = None
     try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):
+        resolved = Path(os.path.realpath(path))  # not Path.resolve, which builds a Path for each step
+    except (OSError, ValueError):
         resolved = None
     return same, resolved
 
