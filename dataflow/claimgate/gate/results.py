@@ -51,17 +51,28 @@ def _claim_lookup(
 def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
     """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id.
 
-    ``candidate_sources`` holds each case's rows together, cases in ascending position
-    (``stages.candidate_sources`` lists the requests' candidates in order); a case's few ids are
-    sorted in Python rather than the whole frame by its Arrow-backed ``source_id``.
+    One sort of the whole frame by ``(position, source id)`` (source ids ranked in Python's
+    string order, which is the order ``sorted`` gives a case's ids), then each case's
+    eligible and excluded rows are sliced out of that order.
     """
+    if candidate_sources.empty:
+        return {}
     ids = candidate_sources["source_id"].tolist()
-    eligible = (candidate_sources["source_version"] == candidate_sources["requested_version"]).tolist()
-    split = {}
-    for position, (a, b) in _slices(candidate_sources["position"].to_numpy()).items():
-        pairs = sorted(zip(ids[a:b], eligible[a:b]))  # a case's candidate ids are distinct (request checks)
-        split[position] = ([s for s, ok in pairs if ok], [s for s, ok in pairs if not ok])
-    return split
+    names = sorted(set(ids))
+    rank = pd.Categorical(ids, categories=names).codes
+    positions = candidate_sources["position"].to_numpy()
+    eligible = (candidate_sources["source_version"] == candidate_sources["requested_version"]).to_numpy(bool)
+    order = np.lexsort((rank, ~eligible, positions))  # by position, eligible rows first, then by id
+    sorted_ids = [ids[i] for i in order.tolist()]
+    sorted_positions, sorted_eligible = positions[order], eligible[order]
+    # Each case's rows are [start, first excluded) eligible and [first excluded, stop) excluded.
+    unique, starts = np.unique(sorted_positions, return_index=True)
+    stops = np.append(starts[1:], len(order))
+    eligible_counts = np.add.reduceat(sorted_eligible.astype("int64"), starts)
+    return {
+        position: (sorted_ids[a : a + e], sorted_ids[a + e : b])
+        for position, a, b, e in zip(unique.tolist(), starts.tolist(), stops.tolist(), eligible_counts.tolist())
+    }
 
 
 @dataclass(frozen=True)
