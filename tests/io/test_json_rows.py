@@ -64,7 +64,7 @@ def test_random_json_reads_the_same_through_both_parsers(value, ascii_only):
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet='{}[]",:0123456789.eE+-tfnrulasNIy \t\\u', max_size=24))
+@given(st.text(alphabet='{}[]",:0123456789.eE+-tfnrulasNIy \t\\u\u0661\xa0', max_size=24))
 def test_json_like_noise_reads_or_is_refused_the_same(text):
     assert_same(text)
 

@@ -48,7 +48,7 @@ from claimgate.io.case_stream import CaseChunks
 from claimgate.io.tables import write_atomic
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
-TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives")
+TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives", "parsed_claims", "parsed_claim_records")
 #: Rows per chunk of a local streamed run: about 200 MiB of chunk state on the benchmark's shapes.
 LOCAL_CHUNK_ROWS = 25_000
 #: Cases shown one per line in the command's summary table (as in a whole-table run).
@@ -111,6 +111,8 @@ def table_constants(
     ``source_directives`` is computed with every verified source eligible, so each
     source is parsed once for the whole table; a chunk only ever joins its claims and
     errors with its own eligible sources, so a source no case can use changes nothing.
+    ``parsed_claims`` and ``parsed_claim_records`` (every claim's record and answer-request
+    JSON, ``gate.result_lines``) follow from those directives alone, so they are built once too.
     Raises ``IngestionError`` (``hash_mismatch``, ``invalid_manifest``, …) as a
     whole-table run does.
     """
@@ -119,14 +121,16 @@ def table_constants(
         inputs["max_source_bytes"] = max_source_bytes
     if max_corpus_bytes is not None:
         inputs["max_corpus_bytes"] = max_corpus_bytes
-    dr = drivers.gate_driver()
+    dr = drivers.gate_lines_driver()
     loaded = dr.execute(["verified_sources", "claim_schema", "ignored_directive_lines"], inputs=inputs)
     ignored = loaded.pop("ignored_directive_lines")
     every_source = Stage(
         decided=decisions([]), passed=pd.DataFrame({"source_id": loaded["verified_sources"]["source_id"]})
     )
     overrides = {**loaded, "eligible_sources": every_source}
-    loaded.update(dr.execute(["source_directives"], inputs=inputs, overrides=overrides))
+    loaded.update(
+        dr.execute(["source_directives", "parsed_claims", "parsed_claim_records"], inputs=inputs, overrides=overrides)
+    )
     return loaded, ignored
 
 

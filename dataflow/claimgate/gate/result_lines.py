@@ -27,7 +27,7 @@ import pandas as pd
 
 from claimgate.gate.decisions import Stage
 from claimgate.gate.requests import _json_string
-from claimgate.gate.results import ResultParts, result_parts
+from claimgate.gate.results import ClaimRecords, ResultParts, claim_records_of, result_parts
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.tables import jsonl_line
 
@@ -35,6 +35,11 @@ from claimgate.io.tables import jsonl_line
 OUTCOME_COLUMNS = ("position", "case_id", "status", "reason", "error", "detail", "decided_at")
 
 _dumps = orjson.dumps
+
+
+def parsed_claim_records(parsed_claims: pd.DataFrame) -> ClaimRecords:
+    """Every parsed claim as a record and as its answer-request JSON, built once for the whole table."""
+    return claim_records_of(parsed_claims)
 
 
 def result_parts_of_batch(
@@ -49,11 +54,14 @@ def result_parts_of_batch(
     conflicting_values: Stage,
     agreed_values: Stage,
     claim_schema: ClaimSchema,
+    parsed_claim_records: ClaimRecords,
 ) -> ResultParts:
     """The lookups each case's result is built from (``results.ResultParts``), for this batch."""
     stages = [validated_requests, eligible_sources, directive_errors]
     stages += [missing_sources, conflicting_values, agreed_values]
-    return result_parts(case_table, stages, candidate_sources, parsed_claims, requested_claims, claim_schema)
+    return result_parts(
+        case_table, stages, candidate_sources, parsed_claims, requested_claims, claim_schema, parsed_claim_records
+    )
 
 
 def case_outcomes(case_table: pd.DataFrame, result_parts_of_batch: ResultParts) -> pd.DataFrame:
@@ -110,7 +118,7 @@ class _LineWriter:
                 + ', "requested_version": ' + _json_string(requested_version)
                 + ', "source_claims": ['
             )  # fmt: skip
-            head = b'{"messages":[{"role":"system","content":' + self.system
+            head = b',"answer_request":{"messages":[{"role":"system","content":' + self.system
             head += b'},{"role":"user","content":"' + _escaped(user)
             self.request_heads[key] = head
         return head
@@ -132,17 +140,16 @@ class _LineWriter:
         key = (error, reason, decided_at)
         found = self.refused.get(key)
         if found is None:
-            found = b'{"status":"refused","error":' + _dumps(error) + b',"reason":' + _dumps(reason)
+            found = b',"result":{"status":"refused","error":' + _dumps(error) + b',"reason":' + _dumps(reason)
             found += b',"answer_request":null,"decided_at":' + _dumps(decided_at) + b"}}\n"
             self.refused[key] = found
         return found
 
-    def decided_entry(
-        self, entry_head: bytes, position: int, status: str, reason: str, decided_at: str, out: list[bytes]
-    ) -> None:
-        """Append a non-refused case's entry to ``out``: ``entry_head``, the result object, the closing braces.
+    def decided_line(self, entry: dict, position: int, status: str, reason: str, decided_at: str) -> bytes:
+        """A non-refused case's line: ``entry`` (``case_entry`` without ``result``) and its result object.
 
-        Raises ``TypeError`` (with nothing appended) when orjson refuses one of its values.
+        Raises ``TypeError`` when orjson refuses one of its values. ``entry`` gains the
+        result object's first fields.
         """
         parts = self.parts
         candidate_ids, requested_version, claim_key, operation = parts.requests[position]
@@ -152,59 +159,42 @@ class _LineWriter:
         claims = self.claims
         if self.some_claim_refused and any(claims[number] is None for number in numbers):
             raise TypeError("a claim holds a value orjson refuses")
-        head = _dumps(
-            {
-                "requested_version": requested_version,
-                "claim_key": claim_key,
-                "operation": operation,
-                "candidate_ids": candidate_ids,
-                "eligible_source_ids": eligible_ids,
-                "excluded_wrong_version_ids": excluded_ids,
-            }
-        )
-        ready = status == "ready"
-        agreed = parts.agreed[position] if ready else None
-        agreed = b"" if agreed is None else b',"agreed_value":' + _dumps(agreed)
-        missing = parts.missing.get(position)
-        missing = b"" if missing is None else b',"missing_claim_source_ids":' + _dumps(list(missing))
-        if ready:
-            request = b"".join(
+        entry["result"] = {
+            "requested_version": requested_version,
+            "claim_key": claim_key,
+            "operation": operation,
+            "candidate_ids": candidate_ids,
+            "eligible_source_ids": eligible_ids,
+            "excluded_wrong_version_ids": excluded_ids,
+        }
+        head = _dumps(entry)[:-2]  # the entry and its result, both left open
+        if status == "ready":
+            agreed = parts.agreed[position]
+            return b"".join(
                 (
-                    b',"answer_request":',
+                    head,
                     self.request_head(requested_version, operation, claim_key),
                     b", ".join([self.claims_in_request[number] for number in numbers]),
                     b']}"}]}',
+                    self.verdict(status, reason),
+                    b',"claims":[',
+                    b",".join([claims[number] for number in numbers]),
+                    b"]" if agreed is None else b'],"agreed_value":' + _dumps(agreed),
+                    self.tail(decided_at),
                 )
             )
-        else:
-            request = b',"answer_request":null'
-        pieces = (
-            entry_head,
-            head[:-1],
-            request,
-            self.verdict(status, reason),
-            b',"claims":[',
-            b",".join([claims[number] for number in numbers]),
-            b"]",
-            agreed,
-            missing,
-            self.tail(decided_at),
+        missing = parts.missing.get(position)
+        return b"".join(
+            (
+                head,
+                b',"answer_request":null',
+                self.verdict(status, reason),
+                b',"claims":[',
+                b",".join([claims[number] for number in numbers]),
+                b"]" if missing is None else b'],"missing_claim_source_ids":' + _dumps(list(missing)),
+                self.tail(decided_at),
+            )
         )
-        out.append(b"".join(pieces))
-
-
-def _entry_head(request: object, case_id: str | None) -> bytes:
-    """An entry's bytes up to its result (``documents.case_entry`` without ``result``); ``TypeError`` as orjson."""
-    fields = request if isinstance(request, dict) else {}
-    entry = {
-        "case_id": case_id,
-        "candidate_ids": fields.get("candidate_ids"),
-        "requested_version": fields.get("requested_version"),
-        "claim_key": fields.get("claim_key"),
-    }
-    if "operation" in fields:
-        entry["operation"] = fields["operation"]
-    return _dumps(entry)[:-1] + b',"result":'
 
 
 def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_parts_of_batch: ResultParts) -> bytes:
@@ -216,9 +206,9 @@ def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_p
     from claimgate.execution.documents import case_entry  # the reference entry (execution imports gate)
 
     writer = _LineWriter(result_parts_of_batch)
-    # Every piece of every line in one list, joined once: no per-line joins or buffer writes.
-    out: list[bytes] = []
-    append = out.append
+    lines: list[bytes] = []
+    append = lines.append
+    no_fields: dict = {}
     for request, case_id, position, status, error, reason, decided_at in zip(
         case_table["request"].tolist(),
         case_outcomes["case_id"].tolist(),
@@ -228,14 +218,21 @@ def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_p
         case_outcomes["reason"].tolist(),
         case_outcomes["decided_at"].tolist(),
     ):
+        fields = request if isinstance(request, dict) else no_fields  # as documents.case_entry echoes the row
+        entry = {
+            "case_id": case_id,
+            "candidate_ids": fields.get("candidate_ids"),
+            "requested_version": fields.get("requested_version"),
+            "claim_key": fields.get("claim_key"),
+        }
+        if "operation" in fields:
+            entry["operation"] = fields["operation"]
         try:
-            head = _entry_head(request, case_id)
             if status == "refused":
-                append(head)
-                append(writer.refused_result(error, reason, decided_at))
+                append(_dumps(entry)[:-1] + writer.refused_result(error, reason, decided_at))
             else:
-                writer.decided_entry(head, position, status, reason, decided_at, out)  # appends nothing if it raises
+                append(writer.decided_line(entry, position, status, reason, decided_at))
         except TypeError:  # orjson refused a value: the reference path writes this case
             result = result_parts_of_batch.result_object(position, status, error, reason, decided_at)
             append(jsonl_line(case_entry(request, case_id, result)) + b"\n")
-    return b"".join(out)
+    return b"".join(lines)

@@ -33,19 +33,23 @@ def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
     return {int(p): (int(a), int(b)) for p, a, b in zip(unique, starts, stops)}
 
 
-def _claim_lookup(
-    parsed_claims: pd.DataFrame, requested_claims: pd.DataFrame
-) -> tuple[list[dict], list[str], list[int], dict[int, tuple[int, int]]]:
-    """``(claim records, their answer-request JSON, claim numbers, position -> row range of the numbers)``.
+@dataclass(frozen=True)
+class ClaimRecords:
+    """Every parsed claim as a record of ``CLAIM_FIELDS`` and as its answer-request JSON (``requests.claim_json``).
 
-    Column lists are zipped into records once per parsed claim (``to_dict("records")``
-    iterates Arrow-backed strings one by one), and each is serialized once for answer
-    requests however many cases cite it.
+    Built once per parsed claim (``to_dict("records")`` iterates Arrow-backed strings one
+    by one), and each is serialized once for answer requests however many cases cite it.
+    ``records[n]`` / ``jsons[n]`` belong to row ``n`` of ``parsed_claims``.
     """
+
+    records: list[dict]
+    jsons: list[str]
+
+
+def claim_records_of(parsed_claims: pd.DataFrame) -> ClaimRecords:
+    """``ClaimRecords`` of ``parsed_claims`` (columns ``CLAIM_FIELDS``)."""
     records = [dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))]
-    serialized = [claim_json(record) for record in records]
-    claim_numbers = requested_claims["claim_number"].tolist()
-    return records, serialized, claim_numbers, _slices(requested_claims["position"].to_numpy())
+    return ClaimRecords(records, [claim_json(record) for record in records])
 
 
 def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
@@ -138,8 +142,12 @@ def result_parts(
     parsed_claims: pd.DataFrame,
     requested_claims: pd.DataFrame,
     claim_schema: ClaimSchema,
+    claim_records: ClaimRecords | None = None,
 ) -> ResultParts:
     """The lookups of ``ResultParts`` for one batch; ``stages`` are the six deciding stages in decision order.
+
+    ``claim_records``: ``claim_records_of(parsed_claims)`` when the caller already has it
+    (a streamed run builds it once for the whole table); built here otherwise.
 
     Raises ``AssertionError`` as ``decisions.case_decisions`` does when a case is decided
     by no stage or by two.
@@ -153,16 +161,16 @@ def result_parts(
     missing_frame = missing_sources.decided
     missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
     agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
-    records, serialized, claim_numbers, claim_slices = _claim_lookup(parsed_claims, requested_claims)
+    claims = claim_records if claim_records is not None else claim_records_of(parsed_claims)
     return ResultParts(
         decided=decided,
         requests=requests,
         missing=missing,
         agreed=agreed,
-        claim_records=records,
-        claim_jsons=serialized,
-        claim_numbers=claim_numbers,
-        claim_slices=claim_slices,
+        claim_records=claims.records,
+        claim_jsons=claims.jsons,
+        claim_numbers=requested_claims["claim_number"].tolist(),
+        claim_slices=_slices(requested_claims["position"].to_numpy()),
         sources_by_case=_eligible_and_excluded(candidate_sources),
         system_prompt=claim_schema.system_prompt,
     )
