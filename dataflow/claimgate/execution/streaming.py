@@ -270,7 +270,8 @@ def stream_gate(
     drivers.check_executor(settings.executor)
     with drivers.gc_paused():  # raw rows are long-lived containers: no collector passes while they are read
         chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
-    constants, ignored = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
+    with drivers.gc_paused():  # the rows just read are long-lived: no collector passes over them while sources load
+        constants, ignored = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
     summary = StreamedGate(ignored_directive_lines=ignored)
     heads: list[pd.DataFrame] = []
 
