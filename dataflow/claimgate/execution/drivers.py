@@ -41,6 +41,7 @@ from claimgate.execution.executors import (  # noqa: F401  (re-exported)
 from claimgate.execution.progress import ProgressBar
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
+from claimgate.gate import result_lines as gate_result_lines
 from claimgate.gate import results as gate_results
 from claimgate.gate import stages as gate_stages
 from claimgate.gate.schema import ClaimSchema
@@ -70,6 +71,12 @@ def gate_driver(remote_executor: object | None = None, progress: bool = False) -
     if progress:
         builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
+
+
+def gate_lines_driver() -> driver.Driver:
+    """The gate's whole-table driver plus ``gate.result_lines``: a batch's decisions as JSON lines (streamed runs)."""
+    modules = (pinned_sources, gate_loading, gate_batching, gate_stages, gate_results, gate_result_lines)
+    return _builder(modules, {}, None).build()
 
 
 @dataclass

@@ -8,8 +8,9 @@ peak memory depends on ``chunk_rows``, not on the table's length.
 How: the table-wide values are computed once through the gate's driver — the
 verified sources, the claim schema and every source's parsed directives
 (``TABLE_CONSTANTS``) — and passed as overrides to
-one execution of the same driver per chunk, which asks for the final node
-``gate_results``. A chunk's result rows become its JSONL lines (``jsonl_chunk``); the
+one execution of the same driver per chunk, which asks for the final nodes
+``result_lines`` and ``case_outcomes`` (``gate.result_lines``: the chunk's JSONL bytes,
+joined straight from the decisions, and its decisions without result objects); the
 lines are written in case-table order into one temporary file that replaces the
 output only when every chunk is written (``tables.write_atomic``). The decision nodes
 are the same functions as in a whole-table run and the case chunks carry the whole
@@ -44,10 +45,10 @@ import pandas as pd
 from claimgate.execution import drivers, workers
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.case_stream import CaseChunks
-from claimgate.io.tables import jsonl_line, write_atomic
+from claimgate.io.tables import write_atomic
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
-TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives")
+TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives", "parsed_claims", "parsed_claim_records")
 #: Rows per chunk of a local streamed run: about 200 MiB of chunk state on the benchmark's shapes.
 LOCAL_CHUNK_ROWS = 25_000
 #: Cases shown one per line in the command's summary table (as in a whole-table run).
@@ -110,6 +111,8 @@ def table_constants(
     ``source_directives`` is computed with every verified source eligible, so each
     source is parsed once for the whole table; a chunk only ever joins its claims and
     errors with its own eligible sources, so a source no case can use changes nothing.
+    ``parsed_claims`` and ``parsed_claim_records`` (every claim's record and answer-request
+    JSON, ``gate.result_lines``) follow from those directives alone, so they are built once too.
     Raises ``IngestionError`` (``hash_mismatch``, ``invalid_manifest``, …) as a
     whole-table run does.
     """
@@ -118,26 +121,17 @@ def table_constants(
         inputs["max_source_bytes"] = max_source_bytes
     if max_corpus_bytes is not None:
         inputs["max_corpus_bytes"] = max_corpus_bytes
-    dr = drivers.gate_driver()
+    dr = drivers.gate_lines_driver()
     loaded = dr.execute(["verified_sources", "claim_schema", "ignored_directive_lines"], inputs=inputs)
     ignored = loaded.pop("ignored_directive_lines")
     every_source = Stage(
         decided=decisions([]), passed=pd.DataFrame({"source_id": loaded["verified_sources"]["source_id"]})
     )
     overrides = {**loaded, "eligible_sources": every_source}
-    loaded.update(dr.execute(["source_directives"], inputs=inputs, overrides=overrides))
+    loaded.update(
+        dr.execute(["source_directives", "parsed_claims", "parsed_claim_records"], inputs=inputs, overrides=overrides)
+    )
     return loaded, ignored
-
-
-def jsonl_chunk(case_table: pd.DataFrame, gate_results: pd.DataFrame) -> bytes:
-    """The JSONL lines of one chunk (``drivers.case_entry`` per case, newline-terminated), in table order."""
-    # One buffer, not a list of lines: each line orjson returns is freed as soon as it is copied in
-    # (a list of 25,000 of them held several times their length).
-    buffer = io.BytesIO()
-    for request, case_id, result in zip(case_table["request"], gate_results["case_id"], gate_results["result"]):
-        buffer.write(jsonl_line(drivers.case_entry(request, case_id, result)))
-        buffer.write(b"\n")
-    return buffer.getvalue()
 
 
 @dataclass
@@ -157,10 +151,10 @@ def decided_chunk(case_table: pd.DataFrame, constants: dict) -> DecidedChunk:
     """Decide one chunk of the case table with the gate's driver; runs in the driver process or on a worker."""
     global _DRIVER
     if _DRIVER is None:
-        _DRIVER = drivers.gate_driver()
+        _DRIVER = drivers.gate_lines_driver()
     with drivers.gc_paused():
-        results = _DRIVER.execute(["gate_results"], overrides={**constants, "case_rows": case_table})["gate_results"]
-        lines = jsonl_chunk(case_table, results)
+        values = _DRIVER.execute(["result_lines", "case_outcomes"], overrides={**constants, "case_rows": case_table})
+    lines, results = values["result_lines"], values["case_outcomes"]
     counts = results.groupby(["status", "reason"]).size().to_dict()
     first = int(case_table["position"].iloc[0]) if len(case_table) else 0
     # A copy: a view would keep the whole object block (every result object of the chunk) alive.
@@ -274,16 +268,11 @@ def stream_gate(
     caller had frozen).
     """
     drivers.check_executor(settings.executor)
-    with drivers.gc_paused():  # raw rows are long-lived containers: no collector passes while they are read
-        chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
-    constants, ignored = table_constants(manifest_path, schema_path, max_source_bytes, max_corpus_bytes)
-    summary = StreamedGate(ignored_directive_lines=ignored)
+    summary = StreamedGate()
     heads: list[pd.DataFrame] = []
 
     def write(handle: io.BufferedWriter) -> None:
-        with drivers.gc_paused(), decided_chunks(chunks, constants, settings) as decided:
-            # The collector is paused while chunks are read and decided (as in a whole-table run) and
-            # runs between chunks, so reference cycles left by a chunk's execution never pile up.
+        with decided_chunks(chunks, constants, settings) as decided:
             for chunk in _progress(decided, settings.progress):
                 handle.write(chunk.lines)
                 summary.cases += chunk.cases
@@ -294,14 +283,21 @@ def stream_gate(
                 if settings.executor != "local":  # a local run collects before each next chunk (_local_chunks)
                     gc.collect()
 
-    # What lives through the whole run (the table-wide values, the rows of a table read whole) is
-    # moved out of the collector's sight, so the collection after each chunk scans that chunk's
-    # leftovers only (a full collection over 50,000 held rows took 0.3 s per chunk).
-    gc.freeze()
-    try:
-        write_atomic(output_path, write)
-    finally:
-        gc.unfreeze()
+    # The collector is paused for the whole run: the raw rows and table-wide values are long-lived
+    # containers, and each automatic pass would rescan them all (re-enabling it between steps set off
+    # a pass over the 50,000 rows just read). It collects explicitly between chunks instead, with what
+    # lives through the run frozen out of its sight (``gc.freeze``), so each of those passes scans one
+    # chunk's leftovers only (a full collection over 50,000 held rows took 0.3 s per chunk).
+    with drivers.gc_paused():
+        chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
+        constants, summary.ignored_directive_lines = table_constants(
+            manifest_path, schema_path, max_source_bytes, max_corpus_bytes
+        )
+        gc.freeze()
+        try:
+            write_atomic(output_path, write)
+        finally:
+            gc.unfreeze()
     if heads:
         summary.results = pd.concat(heads, ignore_index=True).iloc[: SUMMARY_ROWS + 1]
     return summary

@@ -51,12 +51,15 @@ def check_request(
     row: Mapping | object,
     source_versions: Mapping[str, str],
     schema: ClaimSchema,
+    unversioned_sources: frozenset[str] | None = None,
 ) -> tuple[str | None, str, str]:
     """Apply the request checks to one case row.
 
     ``row`` is the raw case object (a dict, as JSON, CSV and Parquet readers give, with ``candidate_ids``,
     ``requested_version``, ``claim_key`` and optionally ``operation``);
-    ``source_versions`` maps every verified source id to its manifest version.
+    ``source_versions`` maps every verified source id to its manifest version;
+    ``unversioned_sources``, when given, must be ``unversioned_source_ids(source_versions,
+    schema)`` (a batch computes it once instead of testing each candidate's version).
 
     Returns ``(operation, reason, detail)``: ``reason`` is ``""`` when the request is
     valid (``operation`` is then the resolved operation), else the first failing
@@ -94,11 +97,18 @@ def check_request(
     for candidate in candidates:
         if candidate not in source_versions:
             return None, "unknown_candidate", f"{candidate!r} is not in the manifest"
+    if unversioned_sources is not None and unversioned_sources.isdisjoint(candidates):
+        return operation, "", ""
     for candidate in candidates:
         source_version = source_versions[candidate]
         if schema.versions.problem(source_version):
             return None, "invalid_source_version", f"{candidate!r} has version {source_version!r}"
     return operation, "", ""
+
+
+def unversioned_source_ids(source_versions: Mapping[str, str], schema: ClaimSchema) -> frozenset[str]:
+    """Ids of the sources whose manifest version is not a version under the schema's scheme."""
+    return frozenset(source_id for source_id, version in source_versions.items() if schema.versions.problem(version))
 
 
 def answer_request(

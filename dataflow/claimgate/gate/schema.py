@@ -27,6 +27,7 @@ never silently means "the default".
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -79,9 +80,9 @@ class ClaimSchema:
         """The directive grammar as a one-line string, e.g. ``@quill <operation> <key>=<value>``."""
         return f"{self.prefix} <operation> <key>=<value>"
 
-    @property
+    @functools.cached_property
     def single_operation(self) -> str | None:
-        """The operation name when the schema declares exactly one, else ``None``."""
+        """The operation name when the schema declares exactly one, else ``None`` (read per case row: cached)."""
         return next(iter(self.operations)) if len(self.operations) == 1 else None
 
     def as_dict(self) -> dict:

@@ -34,7 +34,7 @@ from hamilton.function_modifiers import tag
 from claimgate.errors import DirectiveError
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, ignored_lines_of, parse_directives
-from claimgate.gate.requests import CLAIM_FIELDS, REQUEST_CHECKS, check_request
+from claimgate.gate.requests import CLAIM_FIELDS, REQUEST_CHECKS, check_request, unversioned_source_ids
 from claimgate.gate.schema import ClaimSchema
 
 _EMPTY_CANDIDATES = {
@@ -61,6 +61,7 @@ def validated_requests(case_table: pd.DataFrame, verified_sources: pd.DataFrame,
     ``claim_key``, ``operation`` (str). See docs/gate-rules.md, "Request checks".
     """
     versions = dict(zip(verified_sources["source_id"], verified_sources["version"]))
+    unversioned = unversioned_source_ids(versions, claim_schema)
     checked = []
     for position, request, problem in zip(
         case_table["position"].tolist(), case_table["request"].tolist(), case_table["case_problem"].tolist()
@@ -68,7 +69,7 @@ def validated_requests(case_table: pd.DataFrame, verified_sources: pd.DataFrame,
         if problem:
             operation, reason, detail = None, "invalid_case", problem
         else:
-            operation, reason, detail = check_request(request, versions, claim_schema)
+            operation, reason, detail = check_request(request, versions, claim_schema, unversioned)
         checked.append((position, request, operation, reason, detail))
     refused = [(p, r, d) for p, _, _, r, d in checked if r]
     valid = [

@@ -285,33 +285,44 @@ def staged_folder(destination: str | Path) -> Iterator[StagedFolder]:
 # --------------------------------------------------------------------------- checks before any work
 
 
-def _identity(path: Path) -> tuple[tuple[int, int] | None, Path | None]:
-    """``((st_dev, st_ino), resolved path)`` of ``path``, each ``None`` where it cannot be found."""
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of the file at ``path`` (links followed); ``None`` where there is none."""
     try:
         info = path.stat()
-        same = (info.st_dev, info.st_ino)
-    except OSError:
-        same = None
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _resolved(path: Path) -> Path | None:
+    """``path`` fully resolved (links followed, ``..`` removed; it need not exist); ``None`` if it cannot be."""
     try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):
-        resolved = None
-    return same, resolved
+        return Path(os.path.realpath(path))  # not Path.resolve, which builds a Path for each step
+    except (OSError, ValueError):
+        return None
 
 
 def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path | None]) -> None:
     """Refuse (``OutputError``) an ``output`` that is the same file as one of ``inputs``.
 
     ``inputs`` maps a label (``--cases``) to a path or ``None``. Same file means the
-    same ``(st_dev, st_ino)`` (hard links, symbolic links, ``./`` spellings) or the same
-    fully resolved path.
+    same ``(st_dev, st_ino)`` (hard links, symbolic links, ``./`` spellings) or, where
+    either file does not exist yet, the same fully resolved path. (Two existing files
+    are the same exactly when their identities are, so paths are resolved only for the
+    inputs or output that are missing: a manifest pins thousands of files.)
     """
-    out_same, out_resolved = _identity(Path(output))
+    out_same = _file_identity(Path(output))
+    out_resolved = None
     for label, given in inputs.items():
         if given is None or given == "":
             continue
-        in_same, in_resolved = _identity(Path(given))
-        if (out_same is not None and out_same == in_same) or (out_resolved is not None and out_resolved == in_resolved):
+        in_same = _file_identity(Path(given))
+        if in_same is not None and out_same is not None:
+            same = in_same == out_same
+        else:
+            out_resolved = out_resolved or _resolved(Path(output))
+            same = out_resolved is not None and out_resolved == _resolved(Path(given))
+        if same:
             raise OutputError(f"cannot write {output}: it is the {label} input ({given}); refusing to overwrite it")
 
 
@@ -341,11 +352,11 @@ def check_output_outside(output: str | Path, folders: Mapping[str, str | Path | 
     not exist yet) lies under the folder's resolved path: the output would become an
     input of the next run over that folder.
     """
-    _, out_resolved = _identity(Path(output))
+    out_resolved = _resolved(Path(output))
     for label, given in folders.items():
         if given is None or given == "":
             continue
-        _, folder_resolved = _identity(Path(given))
+        folder_resolved = _resolved(Path(given))
         if out_resolved is not None and folder_resolved is not None and out_resolved.is_relative_to(folder_resolved):
             raise OutputError(
                 f"cannot write {output}: it is inside the {label} folder ({given}), "

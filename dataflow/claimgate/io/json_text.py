@@ -17,6 +17,8 @@ import re
 import sys
 from collections.abc import Callable
 
+import orjson
+
 
 def _too_long_number_position(text: str, limit: int) -> int:
     """Character offset (0-based) of the first run of more than ``limit`` digits in ``text``; 0 if none."""
@@ -43,3 +45,32 @@ def loads_json(text: str, object_pairs_hook: Callable[[list[tuple[str, object]]]
         limit = sys.get_int_max_str_digits()
         position = _too_long_number_position(text, limit)
         raise json.JSONDecodeError(f"a number has more than {limit} digits", text, position) from None
+
+
+#: ``bytes.translate`` table: ASCII digits stay ``0``, every other byte becomes a space.
+_DIGITS_ONLY = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+#: A run of 19 digits: an integer orjson would read as a float (beyond 64 bits), or a long mantissa.
+_LONG_DIGIT_RUN = b"0" * 19
+
+
+def has_long_digit_run(text: str) -> bool:
+    """Whether ``text`` holds 19 or more ASCII digits in a row (a byte translation and a search, not a regex)."""
+    return _LONG_DIGIT_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY)
+
+
+def loads_json_row(text: str) -> object:
+    """``loads_json(text)`` for one small row (a JSON Lines line), read by ``orjson`` where that gives the same value.
+
+    ``orjson`` is about twice as fast on rows of a few hundred characters. It is used
+    only where it returns exactly what ``json.loads`` returns (tested on random JSON): text
+    holding a run of 19 or more digits (an integer beyond 64 bits, which orjson reads as a
+    float, or a long mantissa) and text orjson refuses (``NaN``, ``1e400``, an escaped lone
+    surrogate, malformed JSON) go to ``loads_json``, so its values and its refusals are
+    unchanged.
+    """
+    if not has_long_digit_run(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # the standard parser reads it, or refuses it with its own wording
+    return loads_json(text)

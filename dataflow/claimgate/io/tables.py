@@ -24,7 +24,7 @@ import pandas as pd
 from claimgate.errors import IngestionError
 from claimgate.io.atomic import write_atomic
 from claimgate.io.files import NotRegularFileError, read_regular_bytes
-from claimgate.io.json_text import loads_json
+from claimgate.io.json_text import loads_json, loads_json_row
 from claimgate.io.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
@@ -51,7 +51,7 @@ def iter_jsonl_rows(lines: Iterable[tuple[int, str]], name: str, reason: str) ->
         if not line.strip():
             continue
         try:
-            yield loads_json(line)
+            yield loads_json_row(line)
         except json.JSONDecodeError as exc:
             raise IngestionError(reason, f"{name} line {number}: {exc.msg}") from None
 

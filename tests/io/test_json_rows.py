@@ -1,0 +1,94 @@
+"""Rows of a JSON Lines table read through orjson are exactly what ``json.loads`` reads, or the same refusal.
+
+``json_text.loads_json_row`` takes orjson's fast path only where the two parsers agree;
+everything else (long digit runs, ``NaN``, ``1e400``, escaped lone surrogates,
+malformed rows) goes to the standard parser (docs/gate-rules.md, "Case tables").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+
+import pytest
+from claimgate.io.json_text import loads_json, loads_json_row
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def same_value(a: object, b: object) -> bool:
+    """Equal values of the same types all the way down (floats bit for bit, key order too)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return struct.pack("<d", a) == struct.pack("<d", b) or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_value(a[k], b[k]) for k in a)
+    return a == b
+
+
+def outcome(parse, text: str) -> tuple:
+    try:
+        return ("value", parse(text))
+    except json.JSONDecodeError as exc:
+        return ("refused", exc.msg, exc.pos)
+
+
+def assert_same(text: str) -> None:
+    fast, reference = outcome(loads_json_row, text), outcome(loads_json, text)
+    assert fast[0] == reference[0], text
+    if fast[0] == "value":
+        assert same_value(fast[1], reference[1]), text
+    else:
+        assert fast == reference, text
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values, st.booleans())
+def test_random_json_reads_the_same_through_both_parsers(value, ascii_only):
+    assert_same(json.dumps(value, ensure_ascii=ascii_only))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='{}[]",:0123456789.eE+-tfnrulasNIy \t\\u\u0661\xa0', max_size=24))
+def test_json_like_noise_reads_or_is_refused_the_same(text):
+    assert_same(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "123456789012345678901234567890",  # orjson would read a float
+        '{"id": 18446744073709551616}',
+        "[1e400, -1e400]",
+        "[NaN, Infinity, -Infinity]",
+        '"\\ud800"',
+        '{"a": 1, "a": 2, "b": 3}',
+        "[0.1, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308]",
+        '{"a": "\u2028\u2029\x85"}',
+        "[1,]",
+        '{"a" 1}',
+        "\ufeff[1]",
+        "[1] [2]",
+        '"\x01"',
+        "-0",
+        "-0.0",
+        "1" + "0" * 5000,
+    ],
+)
+def test_rows_where_the_parsers_could_differ_read_as_json_loads_reads_them(text):
+    assert_same(text)
