@@ -129,3 +129,10 @@ def test_a_claim_orjson_refuses_is_written_through_the_reference_path():
     )
     assert b"\\ud800" in lines
     assert lines == expected
+
+
+def test_the_lines_module_adds_exactly_its_four_nodes_to_the_gate_driver():
+    gate = set(drivers.gate_driver().graph.nodes)
+    lines = set(drivers.gate_lines_driver().graph.nodes)
+    assert lines - gate == {"parsed_claim_records", "result_parts_of_batch", "case_outcomes", "result_lines"}
+    assert gate <= lines

@@ -27,7 +27,7 @@ import pandas as pd
 
 from claimgate.gate.decisions import Stage
 from claimgate.gate.requests import _json_string
-from claimgate.gate.results import ClaimRecords, ResultParts, claim_records_of, result_parts
+from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of, result_parts
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.tables import jsonl_line
 
