@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from claimgate.gate import stages as gate_stages
+from claimgate.gate.requests import case_entry
 
 if TYPE_CHECKING:
     from claimgate.execution.drivers import GateRun
@@ -23,25 +24,6 @@ LIMIT = (
     "The gate compares declared directive values. It is not a prose contradiction detector and not an "
     "authority system, and a prepared answer request is not an answer: no model is called."
 )
-
-
-def case_entry(request: object, case_id: str | None, result: dict) -> dict:
-    """One output entry ``{case_id, candidate_ids, requested_version, claim_key[, operation], result}``.
-
-    The request fields are echoed from the raw row (``None`` where the row lacks them
-    or is not an object); ``operation`` is echoed too when the row gives one.
-    """
-    fields = request if isinstance(request, dict) else {}
-    entry = {
-        "case_id": case_id,
-        "candidate_ids": fields.get("candidate_ids"),
-        "requested_version": fields.get("requested_version"),
-        "claim_key": fields.get("claim_key"),
-    }
-    if "operation" in fields:
-        entry["operation"] = fields["operation"]
-    entry["result"] = result
-    return entry
 
 
 def case_entries(run: GateRun) -> list[dict]:

@@ -226,3 +226,31 @@ def decided_result(
 def refused_result(error: str, reason: str, decided_at: str) -> dict:
     """A refused case: ``{status, error, reason, answer_request: None, decided_at}``."""
     return {"status": "refused", "error": error, "reason": reason, "answer_request": None, "decided_at": decided_at}
+
+
+def entry_fields(request: object, case_id: str | None) -> dict:
+    """An output entry without its result: ``{case_id, candidate_ids, requested_version, claim_key[, operation]}``.
+
+    The request fields are echoed from the raw row (``None`` where the row lacks them
+    or is not an object); ``operation`` is echoed too when the row gives one.
+    """
+    fields = request if isinstance(request, dict) else {}
+    entry = {
+        "case_id": case_id,
+        "candidate_ids": fields.get("candidate_ids"),
+        "requested_version": fields.get("requested_version"),
+        "claim_key": fields.get("claim_key"),
+    }
+    if "operation" in fields:
+        entry["operation"] = fields["operation"]
+    return entry
+
+
+def case_entry(request: object, case_id: str | None, result: dict) -> dict:
+    """One output entry ``{case_id, candidate_ids, requested_version, claim_key[, operation], result}``.
+
+    ``entry_fields`` with the case's result object last (docs/gate-rules.md, "Result objects").
+    """
+    entry = entry_fields(request, case_id)
+    entry["result"] = result
+    return entry

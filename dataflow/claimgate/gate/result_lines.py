@@ -7,7 +7,7 @@ piece that many cases share is serialized once per batch (a claim record, a clai
 text inside an answer request, a status and reason, a deciding node's name) and each
 case's line is joined from those bytes and a few small serializations of its own.
 
-The bytes are exactly those of ``io.tables.jsonl_line(documents.case_entry(request,
+The bytes are exactly those of ``io.tables.jsonl_line(requests.case_entry(request,
 case_id, result))`` for the result object ``results.gate_result`` builds (tested on
 the fixtures, the benchmark inputs and random case tables): JSON serializes a string
 character by character, so the escaped text of a joined string is the join of the
@@ -26,7 +26,7 @@ import orjson
 import pandas as pd
 
 from claimgate.gate.decisions import Stage
-from claimgate.gate.requests import _json_string
+from claimgate.gate.requests import _json_string, case_entry, entry_fields
 from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of, result_parts
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.tables import jsonl_line
@@ -203,12 +203,9 @@ def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_p
     The bytes equal ``jsonl_line(case_entry(request, case_id, result)) + b"\\n"`` per case,
     with ``result`` the case's object in ``gate_result`` (see the module docstring).
     """
-    from claimgate.execution.documents import case_entry  # the reference entry (execution imports gate)
-
     writer = _LineWriter(result_parts_of_batch)
     lines: list[bytes] = []
     append = lines.append
-    no_fields: dict = {}
     for request, case_id, position, status, error, reason, decided_at in zip(
         case_table["request"].tolist(),
         case_outcomes["case_id"].tolist(),
@@ -218,15 +215,7 @@ def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_p
         case_outcomes["reason"].tolist(),
         case_outcomes["decided_at"].tolist(),
     ):
-        fields = request if isinstance(request, dict) else no_fields  # as documents.case_entry echoes the row
-        entry = {
-            "case_id": case_id,
-            "candidate_ids": fields.get("candidate_ids"),
-            "requested_version": fields.get("requested_version"),
-            "claim_key": fields.get("claim_key"),
-        }
-        if "operation" in fields:
-            entry["operation"] = fields["operation"]
+        entry = entry_fields(request, case_id)
         try:
             if status == "refused":
                 append(_dumps(entry)[:-1] + writer.refused_result(error, reason, decided_at))
