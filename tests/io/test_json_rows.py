@@ -16,6 +16,8 @@ from claimgate.io.json_text import loads_json, loads_json_row
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ..helpers import FIXTURES, cli
+
 
 def same_value(a: object, b: object) -> bool:
     """Equal values of the same types all the way down (floats bit for bit, key order too)."""
@@ -92,3 +94,52 @@ def test_json_like_noise_reads_or_is_refused_the_same(text):
 )
 def test_rows_where_the_parsers_could_differ_read_as_json_loads_reads_them(text):
     assert_same(text)
+
+
+def gate(capsys, cases, output) -> tuple[int, str, str]:
+    return cli(
+        capsys, "gate", "--manifest", str(FIXTURES / "manifest.json"), "--cases", str(cases), "--output", str(output)
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("NaN", "NaN is not JSON"),
+        ("-Infinity", "-Infinity is not JSON"),
+        ("1e400", "the number 1e400 is too large for a double"),
+    ],
+)
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_non_json_numbers_in_a_case_table_are_a_one_line_refusal(tmp_path, capsys, value, message, suffix):
+    row = '{"case_id": "a", "candidate_ids": ["quill-a"], "requested_version": ' + value + ', "claim_key": "k"}'
+    cases = tmp_path / f"cases{suffix}"
+    cases.write_text(row + "\n" if suffix == ".jsonl" else "[\n" + row + "\n]", encoding="utf-8")
+    code, _, err = gate(capsys, cases, tmp_path / "o.jsonl")
+    line = f"line {1 if suffix == '.jsonl' else 2}"
+    assert code == 3 and err.strip() == f"error: IngestionError: invalid_case_table: {cases.name} {line}: {message}"
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("depth", [150, 990, 5000])
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_a_row_nested_too_deeply_is_a_one_line_refusal_not_a_traceback(tmp_path, capsys, depth, suffix):
+    row = '{"case_id": "a", "candidate_ids": ' + "[" * depth + "]" * depth + "}"
+    cases = tmp_path / f"cases{suffix}"
+    cases.write_text(row + "\n" if suffix == ".jsonl" else "[" + row + "]", encoding="utf-8")
+    code, _, err = gate(capsys, cases, tmp_path / "o.jsonl")
+    assert code == 3 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "invalid_case_table" in err and "nested" in err
+
+
+def test_a_row_nested_as_deep_as_allowed_is_echoed_the_same_by_jsonl_and_json_outputs(tmp_path, capsys):
+    nested = "[" * 99 + '"x"' + "]" * 99  # 99 levels inside the row object: 100 in all
+    row = '{"case_id": "a", "candidate_ids": ' + nested + ', "requested_version": "1.0", "claim_key": "k"}'
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(row + "\n", encoding="utf-8")
+    assert gate(capsys, cases, tmp_path / "o.jsonl")[0] == 0
+    assert gate(capsys, cases, tmp_path / "o.json")[0] == 0
+    line = json.loads((tmp_path / "o.jsonl").read_text(encoding="utf-8"))
+    entry = json.loads((tmp_path / "o.json").read_text(encoding="utf-8"))["cases"][0]
+    assert line["candidate_ids"] == json.loads(nested)
+    assert list(entry) == list(line) and entry == line

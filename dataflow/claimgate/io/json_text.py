@@ -2,12 +2,16 @@
 
 Why this exists: ``json.loads`` raises a plain ``ValueError`` (not a ``JSONDecodeError``)
 for an integer literal longer than Python's integer-string limit (4,300 digits by
-default, ``sys.get_int_max_str_digits``), so a reader that catches ``JSONDecodeError``
-lets a hostile number through as a traceback. ``loads_json`` turns that one error into
-a ``JSONDecodeError`` with the position of the number, so each reader's existing
-refusal (``invalid_case_table``, ``invalid_citation_table``, ``invalid_manifest``,
-``invalid_corpus``) names it with its line. Such a number is refused, not read: it could
-not be written back out either.
+default, ``sys.get_int_max_str_digits``), a ``RecursionError`` for lists or objects
+nested about a thousand levels deep, and it reads ``NaN``, ``Infinity`` and numbers
+too large for a double (``1e400``), which are not JSON (RFC 8259) and could not be
+written back out as JSON. ``loads_json`` turns each of these into a
+``JSONDecodeError`` with a position, so each reader's existing refusal
+(``invalid_case_table``, ``invalid_citation_table``, ``invalid_manifest``,
+``invalid_corpus``) names it with its line: such input is refused, not read. A row of a
+table (``loads_json_row``) may also be nested at most ``MAX_ROW_NESTING`` levels: its
+values are echoed into the output, and deeper values cannot be written reliably.
+The rules: docs/gate-rules.md, "Case tables".
 """
 
 from __future__ import annotations
@@ -26,18 +30,56 @@ def _too_long_number_position(text: str, limit: int) -> int:
     return match.start() if match else 0
 
 
+class _NotJson(ValueError):
+    """``NaN``, ``Infinity``, ``-Infinity`` or a number beyond a double's range, met while parsing."""
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotJson(f"{name} is not JSON")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _NotJson(f"the number {literal[:40]} is too large for a double")
+    return value
+
+
+#: Where a non-JSON constant or number may stand: after a bracket, comma, colon or at the start.
+_CONSTANT_AT = re.compile(r"(?:^|[\[,:])\s*(-?(?:NaN|Infinity|[0-9][0-9.eE+-]*))")
+
+
+def _constant_position(text: str, literal: str) -> int:
+    """Offset of the first ``literal`` standing as a value in ``text`` (0 if it cannot be told)."""
+    for match in _CONSTANT_AT.finditer(text):
+        value = match.group(1)
+        if value == literal or (literal not in ("NaN", "Infinity", "-Infinity") and value[:40] == literal[:40]):
+            return match.start(1)
+    return 0
+
+
 def loads_json(text: str, object_pairs_hook: Callable[[list[tuple[str, object]]], object] | None = None) -> object:
     """``json.loads(text, object_pairs_hook=...)``, raising only ``json.JSONDecodeError`` for text that is not JSON.
 
-    An integer longer than the integer-string limit becomes a ``JSONDecodeError``
-    ("a number has more than N digits") placed at the first digit run that long
-    (line and column 1-based, as ``JSONDecodeError`` counts them). Errors raised by
-    ``object_pairs_hook`` itself (subclasses of ``ValueError`` included) pass through.
+    Refused as ``JSONDecodeError`` (line and column 1-based, as ``JSONDecodeError``
+    counts them): an integer longer than the integer-string limit ("a number has more
+    than N digits", at the first digit run that long); ``NaN``, ``Infinity``,
+    ``-Infinity`` and a number too large for a double (at the value); lists or objects
+    nested too deeply for the parser ("nested too deeply", at offset 0). Errors raised
+    by ``object_pairs_hook`` itself (subclasses of ``ValueError`` included) pass through.
     """
     try:
-        return json.loads(text, object_pairs_hook=object_pairs_hook)
+        return json.loads(
+            text, object_pairs_hook=object_pairs_hook, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
     except json.JSONDecodeError:
         raise
+    except _NotJson as exc:
+        message = str(exc)
+        literal = message.split(" is not JSON")[0] if message.endswith(" is not JSON") else message.split()[2]
+        raise json.JSONDecodeError(message, text, _constant_position(text, literal)) from None
+    except RecursionError:
+        raise json.JSONDecodeError("lists or objects nested too deeply", text, 0) from None
     except ValueError as exc:
         # int() raises exactly ValueError for a too-long literal; a hook's own error is a subclass.
         if type(exc) is not ValueError:
@@ -45,6 +87,35 @@ def loads_json(text: str, object_pairs_hook: Callable[[list[tuple[str, object]]]
         limit = sys.get_int_max_str_digits()
         position = _too_long_number_position(text, limit)
         raise json.JSONDecodeError(f"a number has more than {limit} digits", text, position) from None
+
+
+#: Deepest nesting of lists and objects in one table row: rows are echoed into the output, and
+#: orjson writes at most 254 levels (the standard encoder fails near the recursion limit).
+MAX_ROW_NESTING = 100
+
+
+def nesting_depth(value: object) -> int:
+    """Levels of lists and objects in ``value`` (0 for a scalar, 1 for ``[]``); iterative, so any depth is safe."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        current, level = stack.pop()
+        if isinstance(current, dict):
+            children = current.values()
+        elif isinstance(current, list):
+            children = current
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def row_nesting_problem(row: object, text: str) -> str:
+    """``""``, or why ``row`` (parsed from ``text``) is nested too deeply to be a table row."""
+    if text.count("[") + text.count("{") <= MAX_ROW_NESTING:  # cheap: most rows hold a handful of brackets
+        return ""
+    depth = nesting_depth(row)
+    return f"nested {depth} levels deep (at most {MAX_ROW_NESTING})" if depth > MAX_ROW_NESTING else ""
 
 
 #: ``bytes.translate`` table: ASCII digits stay ``0``, every other byte becomes a space.
@@ -66,11 +137,21 @@ def loads_json_row(text: str) -> object:
     holding a run of 19 or more digits (an integer beyond 64 bits, which orjson reads as a
     float, or a long mantissa) and text orjson refuses (``NaN``, ``1e400``, an escaped lone
     surrogate, malformed JSON) go to ``loads_json``, so its values and its refusals are
-    unchanged.
+    unchanged. A row nested more than ``MAX_ROW_NESTING`` levels deep is refused
+    (``JSONDecodeError`` at offset 0).
     """
+    row = _NO_ROW
     if not has_long_digit_run(text):
         try:
-            return orjson.loads(text)
+            row = orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # the standard parser reads it, or refuses it with its own wording
-    return loads_json(text)
+    if row is _NO_ROW:
+        row = loads_json(text)
+    problem = row_nesting_problem(row, text)
+    if problem:
+        raise json.JSONDecodeError(problem, text, 0)
+    return row
+
+
+_NO_ROW = object()

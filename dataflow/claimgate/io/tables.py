@@ -24,7 +24,7 @@ import pandas as pd
 from claimgate.errors import IngestionError
 from claimgate.io.atomic import write_atomic
 from claimgate.io.files import NotRegularFileError, read_regular_bytes
-from claimgate.io.json_text import loads_json, loads_json_row
+from claimgate.io.json_text import MAX_ROW_NESTING, loads_json, loads_json_row, nesting_depth
 from claimgate.io.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
@@ -60,7 +60,9 @@ def _read_json_rows(path: Path, reason: str) -> list:
     """Rows of a JSON list or JSONL file, each the raw decoded value.
 
     JSONL: one value per ``\\n``-separated line (``\\r\\n`` too); whitespace-only lines are
-    skipped. Raises ``IngestionError`` ``reason`` naming the 1-based line that does not parse.
+    skipped. Raises ``IngestionError`` ``reason`` naming the 1-based line that does not parse
+    (``NaN``, ``Infinity`` and numbers beyond a double are not JSON), or the row nested more
+    than ``json_text.MAX_ROW_NESTING`` levels deep.
     """
     text = read_utf8_text(path, reason, "table")
     if path.suffix.lower() == ".jsonl":
@@ -71,6 +73,13 @@ def _read_json_rows(path: Path, reason: str) -> list:
         raise IngestionError(reason, f"{path.name} line {exc.lineno}: {exc.msg}") from None
     if not isinstance(document, list):
         raise IngestionError(reason, f"{path.name}: expected a JSON list of objects")
+    if text.count("[") + text.count("{") > MAX_ROW_NESTING:  # else no row can be nested that deep
+        for number, row in enumerate(document, start=1):
+            depth = nesting_depth(row)
+            if depth > MAX_ROW_NESTING:
+                raise IngestionError(
+                    reason, f"{path.name} row {number}: nested {depth} levels deep (at most {MAX_ROW_NESTING})"
+                )
     return document
 
 
