@@ -201,3 +201,69 @@ def test_a_note_about_pictures_names_where_they_end_up_not_the_staging_folder(ca
     notes = [line for line in out.splitlines() if line.startswith("Graphviz not found")]
     assert notes and all(".claimgate-staging" not in line for line in notes)
     assert f"wrote {tmp_path / 'out' / 'gate_dag.dot'} only" in out
+
+
+# ----------------------------------------------------------------------------- outputs that would land on inputs
+
+
+@pytest.fixture
+def demo_fixtures(inputs, monkeypatch):
+    """The default run reads a private copy of the fixtures (so a failed check cannot harm the real ones)."""
+    from claimgate.cli import audit as audit_cli
+    from claimgate.cli import demo
+
+    monkeypatch.setattr(demo, "fixtures_dir", lambda: inputs)
+    monkeypatch.setattr(audit_cli, "fixtures_dir", lambda: inputs)
+    return inputs
+
+
+@pytest.mark.parametrize("target", ["cases.json", "audit/corpus.json", "audit/citations.json", "sub/result.json"])
+def test_the_default_run_never_writes_into_the_fixtures_it_reads(capsys, demo_fixtures, target):
+    before = snapshot(demo_fixtures)
+    code, out, err = cli(capsys, "--quiet", "--output", str(demo_fixtures / target))
+    assert code == 2 and out == "" and "fixtures" in err.splitlines()[-1]
+    assert snapshot(demo_fixtures) == before
+
+
+def test_the_default_run_refuses_case_pictures_where_the_fixtures_are(capsys, demo_fixtures, tmp_path):
+    # out/cases/ would hold the case pictures; the fixtures folder is inside it.
+    out = tmp_path / "out"
+    shutil.move(str(demo_fixtures), str(out / "cases" / "fx"))
+    from claimgate.cli import audit as audit_cli
+    from claimgate.cli import demo
+
+    demo.fixtures_dir = audit_cli.fixtures_dir = lambda: out / "cases" / "fx"  # restored by monkeypatch
+    code, _, err = cli(capsys, "--quiet", "--output", str(out / "result.json"))
+    assert code == 2 and "cannot write case pictures into" in err
+
+
+@pytest.mark.parametrize("picture", ["gate_dag.dot", "gate_dag.svg"])
+def test_gate_pictures_that_would_overwrite_an_input_are_refused_before_any_work(capsys, inputs, tmp_path, picture):
+    schema = tmp_path / "s" / picture
+    schema.parent.mkdir()
+    shutil.copy(inputs / "quill_schema.toml", schema)
+    before = schema.read_bytes()
+    code, _, err = cli(
+        capsys, "gate", "--manifest", str(inputs / "manifest.json"), "--cases", str(inputs / "cases.json"),
+        "--schema", str(schema), "--output", str(schema.parent / "r.json"), "--pictures",
+    )  # fmt: skip
+    assert code == 2 and f"it is the --schema input ({schema})" in err
+    assert schema.read_bytes() == before and not (schema.parent / "r.json").exists()
+
+
+def test_gate_case_pictures_are_refused_where_an_input_would_be_overwritten(capsys, inputs, tmp_path):
+    (inputs / "cases").mkdir()
+    moved = inputs / "cases" / "quill-guide.dot"
+    shutil.move(str(inputs / "sources" / "quill-guide.md"), str(moved))
+    manifest = json.loads((inputs / "manifest.json").read_text(encoding="utf-8"))
+    for entry in manifest["sources"]:
+        if entry["source_id"] == "quill-guide":
+            entry["path"] = "cases/quill-guide.dot"
+    (inputs / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    before = snapshot(inputs)
+    code, _, err = cli(
+        capsys, "gate", "--manifest", str(inputs / "manifest.json"), "--cases", str(inputs / "cases.json"),
+        "--output", str(inputs / "r.json"), "--pictures",
+    )  # fmt: skip
+    assert code == 2 and "cannot write case pictures into" in err and "source quill-guide" in err
+    assert snapshot(inputs) == before

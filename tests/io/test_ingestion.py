@@ -291,3 +291,10 @@ def test_read_source_text_drops_one_leading_bom_only(tmp_path):
     (tmp_path / "p.md").write_bytes(raw)
     entry = {"source_id": "p", "path": "p.md", "sha256": hashlib.sha256(raw).hexdigest()}
     assert read_source_text(tmp_path, entry, 1000) == "\ufeff" + DIRECTIVE.decode()
+
+
+@pytest.mark.parametrize("path", ["sources/page.md/", "sources/page.md/.", "sources/page.md//"])
+def test_a_path_that_names_a_folder_is_missing_source_even_when_a_file_is_there(tmp_path, path):
+    manifest = _write_manifest(tmp_path, {"sources": [_entry(path=path)]})
+    error = _refusal(manifest)
+    assert error.reason == "missing_source" and "names a folder" in error.detail

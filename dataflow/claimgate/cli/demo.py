@@ -18,7 +18,7 @@ from claimgate.cli.gate import draw_gate_pictures, write_gate_output
 from claimgate.cli.options import Command, add_schema, progress_enabled
 from claimgate.errors import IngestionError, UsageError
 from claimgate.execution import drivers
-from claimgate.io.atomic import check_outputs, staged_folder
+from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
 from claimgate.resources import fixtures_dir
 
@@ -58,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
     out_dir = output.parent
     manifest = fixtures_dir() / "manifest.json"
     inputs = {"--schema": args.schema, "fixture manifest": manifest, **pinned_paths(manifest)}
-    check_outputs([output, out_dir / "audit_result.jsonl"], inputs)
+    # Nothing the run writes (results, DAG pictures, case pictures) may land in the fixtures it reads.
+    written = [output, out_dir / "audit_result.jsonl", out_dir / "gate_dag.dot", out_dir / "gate_dag.svg"]
+    check_outputs(written, inputs, {"fixtures": fixtures_dir()})
+    check_inputs_outside(out_dir / "cases", "case pictures", {"fixtures": fixtures_dir()})
     run = drivers.run_gate(manifest, fixtures_dir() / "cases.json", args.schema, progress=progress_enabled(args))
     changed = changed_source_scenario(args.schema)
     document = drivers.gate_document(run, fixture_kind="synthetic-quill-teaching-fixtures", changed_source=changed)

@@ -14,7 +14,7 @@ from pathlib import Path
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, progress_enabled
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
-from claimgate.io.atomic import check_outputs, staged_folder
+from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
 from claimgate.io.tables import valid_unicode, write_json, write_jsonl, write_parquet
 
@@ -110,7 +110,12 @@ def run(args: argparse.Namespace) -> int:
     check_gate_output(output)
     check_execution_options(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
-    check_outputs([output], {**inputs, **pinned_paths(args.manifest)})
+    inputs = {**inputs, **pinned_paths(args.manifest)}
+    if args.pictures:  # the pictures go beside the output: gate_dag.dot/.svg and cases/<case id>.dot/.svg
+        check_outputs([output, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
+        check_inputs_outside(output.parent / "cases", "case pictures", inputs)
+    else:
+        check_outputs([output], inputs)
     notes: list[str] = []
     if output.suffix.lower() == ".jsonl" and not args.pictures:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.

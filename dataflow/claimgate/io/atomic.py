@@ -360,7 +360,27 @@ def check_output_outside(output: str | Path, folders: Mapping[str, str | Path | 
         if out_resolved is not None and folder_resolved is not None and out_resolved.is_relative_to(folder_resolved):
             raise OutputError(
                 f"cannot write {output}: it is inside the {label} folder ({given}), "
-                "where the next run would read it as a document; write it elsewhere"
+                "which is read as input; write it elsewhere"
+            )
+
+
+def check_inputs_outside(folder: str | Path, label: str, inputs: Mapping[str, str | Path | None]) -> None:
+    """Refuse (``OutputError``) writing into ``folder`` when one of ``inputs`` lies inside it (at any depth).
+
+    For outputs named by the data (one picture per case id under ``cases/``): which files
+    they will be is known only after the run, so no input may be where they go.
+    """
+    folder_resolved = _resolved(Path(folder))
+    if folder_resolved is None:
+        return
+    for input_label, given in inputs.items():
+        if given is None or given == "":
+            continue
+        resolved = _resolved(Path(given))
+        if resolved is not None and resolved.is_relative_to(folder_resolved):
+            raise OutputError(
+                f"cannot write {label} into {folder}: the {input_label} input ({given}) is inside it; "
+                "write the output elsewhere"
             )
 
 

@@ -220,6 +220,8 @@ def _open_source(
     loop) or ``path_outside_root`` (a symbolic link resolving outside ``root``).
     """
     source_id, relative = entry["source_id"], entry["path"]
+    if relative.split("/")[-1] in ("", ".", ".."):  # "page.md/" or "page.md/." would resolve to the file
+        raise IngestionError("missing_source", f"{source_id}: {relative} names a folder, not a file")
     try:
         # A str, not Path.resolve: building a Path per file cost more than reading a short page.
         resolved = _resolved_file(os.path.join(root, relative), {} if folders is None else folders)
