@@ -16,6 +16,8 @@ from claimgate.execution import signals
 @pytest.fixture
 def handlers():
     saved = {signum: signal.getsignal(signum) for signum in signals.TERMINATION_SIGNALS}
+    for signum in signals.TERMINATION_SIGNALS:  # as a shell starts a command, whatever started pytest (nohup)
+        signal.signal(signum, signal.SIG_DFL)
     yield
     signals.disarm_exit_deadline()  # this process goes on after the signal it sent itself
     for signum, handler in saved.items():
