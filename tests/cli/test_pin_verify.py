@@ -266,3 +266,17 @@ def test_verify_of_an_unreadable_manifest_is_one_problem(docs, capsys):
     (docs / "m.json").write_text("{not json")
     code, _, err = cli(capsys, "verify", "--manifest", "m.json")
     assert code == 3 and "invalid_manifest" in err.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("second", "label"),
+    [
+        (["--version", "1.1"], "same bytes; version changed"),
+        (["--version", "1.0", "--url-template", "{source_id}"], "same bytes; url changed"),
+        (["--version", "1.1", "--url-template", "{source_id}"], "same bytes; version and url changed"),
+    ],
+)
+def test_a_repin_with_the_same_bytes_says_what_changed(docs, capsys, second, label):
+    pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json")
+    code, out, _ = pin(capsys, "docs/1.0/guide.md", "--output", "m.json", *second)
+    assert code == 0 and label in out and "0 added, 1 re-pinned" in out

@@ -36,6 +36,11 @@ def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
     add_max_source_bytes(parser)
 
 
+def _changed_fields(old: dict, new: dict) -> str:
+    """``version``, ``url`` or ``version and url``: what a re-pin with the same bytes changed."""
+    return " and ".join(f for f in ("version", "url") if old[f] != new[f])
+
+
 def run_pin(args: argparse.Namespace) -> int:
     """Pin ``FILE…`` at ``--version`` into ``--output``; print added / re-pinned / unchanged entries."""
     check_max_source_bytes(args)
@@ -59,7 +64,7 @@ def run_pin(args: argparse.Namespace) -> int:
             new["path"],
             f"{old['sha256'][:HASH_PREFIX]}… -> {new['sha256'][:HASH_PREFIX]}…"
             if new["sha256"] != old["sha256"]
-            else f"{new['sha256'][:HASH_PREFIX]} (url changed)",
+            else f"{new['sha256'][:HASH_PREFIX]} (same bytes; {_changed_fields(old, new)} changed)",
         ]
         for old, new in report.repinned
     ]
