@@ -6,6 +6,7 @@ document's shape is specified in docs/gate-rules.md, "Result objects".
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING
 
 from claimgate.gate import stages as gate_stages
@@ -86,13 +87,36 @@ def gate_document(run: GateRun, fixture_kind: str, changed_source: dict | None =
     return document
 
 
+def display_width(text: str) -> int:
+    """Terminal columns of ``text``: wide and full-width characters take two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text
+    )
+
+
+def _padded(value: object, width: int) -> str:
+    text = str(value)
+    return text + " " * (width - display_width(text))
+
+
 def text_table(rows: list[list[str]], header: list[str]) -> str:
-    """Left-aligned fixed-width text table with a rule under the header."""
-    widths = [max(len(str(v)) for v in column) for column in zip(header, *rows)]
-    lines = ["  ".join(str(v).ljust(w) for v, w in zip(header, widths)).rstrip()]
+    """Left-aligned fixed-width text table with a rule under the header (widths in terminal columns)."""
+    widths = [max(display_width(str(v)) for v in column) for column in zip(header, *rows)]
+    lines = ["  ".join(_padded(v, w) for v, w in zip(header, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows)
+    lines.extend("  ".join(_padded(v, w) for v, w in zip(row, widths)).rstrip() for row in rows)
     return "\n".join(lines)
+
+
+#: Characters of a case id shown in the terminal table (the whole id is in the result file).
+CASE_ID_CHARS = 40
+
+
+def shown_case_id(case_id: str) -> str:
+    """A case id as the terminal table shows it: unprintable characters escaped, at most ``CASE_ID_CHARS``."""
+    if not case_id.isprintable():  # a line separator, a control character or a lone surrogate would break the row
+        case_id = case_id.encode("unicode_escape", "backslashreplace").decode("ascii")
+    return clipped(case_id, CASE_ID_CHARS)
 
 
 #: Characters of a refusal's detail shown in the terminal table (the whole detail is in the result file).
@@ -116,7 +140,13 @@ def clipped(text: str, width: int = DETAIL_CHARS) -> str:
 def summary_table(run: GateRun) -> str:
     """A readable table of case, status, reason and decided_at (and the detail of a refusal)."""
     rows = [
-        [case_id if isinstance(case_id, str) else f"<row {position}>", status, reason, decided_at, clipped(detail)]
+        [
+            shown_case_id(case_id) if isinstance(case_id, str) else f"<row {position}>",
+            status,
+            reason,
+            decided_at,
+            clipped(detail),
+        ]
         for position, case_id, status, reason, decided_at, detail in zip(
             run.results["position"],
             run.results["case_id"],
