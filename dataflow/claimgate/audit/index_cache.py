@@ -47,7 +47,7 @@ from claimgate.audit.document_table import DocumentTable, TokenSegment
 from claimgate.audit.fast_normalize import NORMALIZER_VERSION
 from claimgate.audit.postings import Postings
 from claimgate.errors import OutputError
-from claimgate.io.atomic import write_atomic
+from claimgate.io.atomic import check_output_not_input, check_output_outside, write_atomic
 
 _DIGEST = "sha256"  # measured faster than blake2b on a 47 MiB cache here (SHA extensions); see store_index
 _NO_DIGEST = "0" * 64  # the header's digest while the payload is written (same length as a real one)
@@ -220,6 +220,33 @@ def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
 
     write_atomic(path, write)
     return path
+
+
+def check_cache_folder(
+    cache_dir: str | Path,
+    inputs: Mapping[str, str | Path | None],
+    outputs: Mapping[str, str | Path | None] | None = None,
+    input_folders: Mapping[str, str | Path | None] | None = None,
+    label: str = "--cache",
+) -> None:
+    """Refuse (``OutputError``, a usage error) a cache folder that would clobber or feed the run, before any work.
+
+    Refused: an empty path (it would mean the current folder); a path that is, or
+    resolves to, one of ``inputs`` or ``outputs`` (labels such as ``--citations`` to
+    paths; the same-file rules of :func:`claimgate.io.atomic.check_output_not_input`);
+    a path inside one of ``input_folders`` (``--corpus-dir``), where the cache files
+    would be read as documents by the next run
+    (:func:`claimgate.io.atomic.check_output_outside`). The message is one line
+    starting with ``label`` (the option or argument naming the cache).
+    """
+    if str(cache_dir).strip() == "":
+        raise OutputError(f"{label}: the path is empty; give the folder to keep the corpus index in")
+    try:
+        check_output_not_input(cache_dir, inputs)
+        check_output_not_input(cache_dir, outputs or {}, role="file")
+        check_output_outside(cache_dir, input_folders or {})
+    except OutputError as exc:
+        raise OutputError(f"{label}: {exc}") from None
 
 
 def cached_corpus_index(
