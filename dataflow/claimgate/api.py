@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from claimgate.audit.index_cache import check_cache_folder
 from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
@@ -267,13 +268,21 @@ class Audit:
 
         ``cache`` (a folder) keeps the corpus index on disk, keyed by the documents' bytes and the
         normalizer's version: a later ``from_corpus`` of the same documents loads it instead of
-        rebuilding, an edited corpus is rebuilt (see README, "Performance").
+        rebuilding, an edited corpus is rebuilt (see README, "Performance"). Raises ``OutputError``
+        (a usage error) before any work for an empty ``cache`` path, a ``cache`` that is the corpus
+        file, or a ``cache`` inside the corpus folder (its files would be read as documents next time).
 
         A folder is read by ``io.documents.read_document_folder`` (files matching ``glob``; ``doc_id`` the
         relative path with ``/``; see docs/documents.md). Raises ``IngestionError``: ``invalid_corpus``
         (a missing path, a bad JSON file, a dict with an empty id or a non-string text) or a folder's
         refusals (``unsupported_document``, ``unreadable_document``, ``document_too_large``…).
         """
+        if cache is not None:
+            is_folder = not isinstance(corpus, Mapping) and Path(corpus).is_dir()
+            corpus_file = None if isinstance(corpus, Mapping) or is_folder else corpus
+            check_cache_folder(
+                cache, {"corpus": corpus_file}, input_folders={"corpus": corpus if is_folder else None}, label="cache"
+            )
         if isinstance(corpus, Mapping):
             for doc_id, text in corpus.items():
                 if not (isinstance(doc_id, str) and doc_id):

@@ -9,7 +9,7 @@ import pytest
 from claimgate import Audit
 from claimgate.audit import standin_judge
 from claimgate.audit.stages import JUDGED_AUDIT_COLUMNS
-from claimgate.errors import IngestionError
+from claimgate.errors import IngestionError, OutputError
 from claimgate.execution import drivers
 
 from ..helpers import FIXTURES
@@ -81,3 +81,23 @@ def test_folder_corpus_records_extractors(tmp_path):
     rows = audit.check([{"citation_id": "c", "doc_id": "b.html", "quote": "uploads & downloads are limited"}])
     assert rows.loc[0, "verdict"] == "found"
     assert Audit.from_corpus(CORPUS).extractors is None
+
+
+def test_from_corpus_refuses_a_cache_inside_the_corpus_folder(tmp_path):
+    (tmp_path / "a.md").write_text("Copies are refused when the path exists.\n", encoding="utf-8")
+    with pytest.raises(OutputError, match="inside the corpus folder"):
+        Audit.from_corpus(tmp_path, cache=tmp_path / "cache")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
+def test_from_corpus_refuses_a_cache_that_is_the_corpus_file(tmp_path):
+    corpus = tmp_path / "corpus.json"
+    corpus.write_bytes(CORPUS.read_bytes())
+    with pytest.raises(OutputError, match="it is the corpus input"):
+        Audit.from_corpus(corpus, cache=corpus)
+
+
+@pytest.mark.parametrize("corpus", ["dict", "file"])
+def test_from_corpus_refuses_an_empty_cache_path(corpus):
+    with pytest.raises(OutputError, match="empty"):
+        Audit.from_corpus({"a": "alpha beta gamma delta"} if corpus == "dict" else CORPUS, cache="")

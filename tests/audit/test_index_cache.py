@@ -12,6 +12,8 @@ from claimgate.api import Audit
 from claimgate.audit import index_cache
 from claimgate.audit.corpus_index import build_corpus_index
 from claimgate.synthetic.audit_inputs import make_corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.audit.test_index_build import _readable
 from tests.helpers import FIXTURES, run_cli
@@ -198,3 +200,91 @@ def test_format_1_cache_is_rebuilt_not_misread(tmp_path: Path, monkeypatch) -> N
     Audit.from_corpus(TOKEN_SCAN_DOCS, cache=tmp_path)
     assert calls == [len(TOKEN_SCAN_DOCS)]  # rebuilt
     assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is not None  # and written in this format
+
+
+# ------------------------------------------------------------------ damaged files (a bit, a cut, a bad payload)
+
+
+def _stored_file(folder: Path) -> tuple[Path, bytes]:
+    path = index_cache.store_index(folder, index_cache.corpus_key(DOCS), build_corpus_index(DOCS))
+    return path, path.read_bytes()
+
+
+COLD_ROWS = Audit.from_corpus(DOCS).check(CITATIONS).to_json()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_flipped_bit_or_truncated_cache_file_gives_the_cold_rows_and_is_rewritten(tmp_path, capsys, data) -> None:
+    path, good = _stored_file(tmp_path)
+    damaged = bytearray(good)
+    if data.draw(st.booleans(), label="truncate"):
+        damaged = damaged[: data.draw(st.integers(0, len(good) - 1), label="length")]
+    else:
+        bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
+        damaged[bit // 8] ^= 1 << (bit % 8)
+    path.write_bytes(bytes(damaged))
+    capsys.readouterr()
+    rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)  # never raises
+    assert rows.to_json() == COLD_ROWS
+    assert path.read_bytes() == good  # rebuilt and written again, not left damaged
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "is damaged, rebuilt" in warnings[0]
+
+
+def test_every_flipped_bit_of_a_small_cache_file_is_detected(tmp_path) -> None:
+    # the whole file, byte by byte (one bit of each): magic, header and payload alike
+    docs = {"a": "alpha beta gamma delta", "b": "the quick brown fox does not jump"}
+    key = index_cache.corpus_key(docs)
+    path = index_cache.store_index(tmp_path, key, build_corpus_index(docs))
+    good = path.read_bytes()
+    for offset in range(len(good)):
+        damaged = bytearray(good)
+        damaged[offset] ^= 1 << (offset % 8)
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(index_cache.DamagedCacheError):
+            index_cache.read_index(tmp_path, key, docs)
+
+
+def test_damaged_payload_is_never_unpickled(tmp_path, monkeypatch) -> None:
+    path, good = _stored_file(tmp_path)
+    damaged = bytearray(good)
+    damaged[-100] ^= 0x10
+    path.write_bytes(bytes(damaged))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("damaged bytes reached pickle")
+
+    monkeypatch.setattr(index_cache.pickle, "load", refuse)
+    with pytest.raises(index_cache.DamagedCacheError, match="digest"):
+        index_cache.read_index(tmp_path, index_cache.corpus_key(DOCS), DOCS)
+
+
+def test_bad_payload_under_a_matching_digest_is_rebuilt_not_raised(tmp_path, monkeypatch, capsys) -> None:
+    # a file another (buggy) writer made: the digest is right but the payload is not an index
+    key = index_cache.corpus_key(DOCS)
+    with monkeypatch.context() as patch:
+        patch.setattr(index_cache, "_payload", lambda index: {"doc_ids": sorted(DOCS), "segments": [(0, 0)]})
+        path = index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
+    assert rows.to_json() == COLD_ROWS
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "cannot be loaded" in err and "\n" == err[-1]
+    assert index_cache.load_index(tmp_path, key, DOCS) is not None and path.exists()
+
+
+def test_audit_command_with_a_flipped_bit_in_its_cache_warns_and_writes_the_cold_bytes(tmp_path: Path) -> None:
+    corpus, citations = FIXTURES / "audit" / "corpus.json", FIXTURES / "audit" / "citations.jsonl"
+    base = ("audit", "--corpus", str(corpus), "--citations", str(citations), "--cache", str(tmp_path / "c"), "--quiet")
+    assert run_cli(*base, "--output", str(tmp_path / "cold.jsonl")).returncode == 0
+    (path,) = (tmp_path / "c").glob("corpus-index-*.bin")
+    good = path.read_bytes()
+    for offset in (244, 1694, len(good) - 1):  # the tester's two offsets (a verdict changed; an IndexError)
+        damaged = bytearray(good)
+        damaged[offset] ^= 1
+        path.write_bytes(bytes(damaged))
+        done = run_cli(*base, "--output", str(tmp_path / "flipped.jsonl"))
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "flipped.jsonl").read_bytes() == (tmp_path / "cold.jsonl").read_bytes()
+        assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["warning"]
+        assert path.read_bytes() == good

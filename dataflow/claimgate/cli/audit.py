@@ -141,7 +141,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache",
         metavar="DIR",
-        help="keep the corpus index in DIR between runs (keyed by the documents' bytes; rebuilt when they change)",
+        help="keep the corpus index in DIR between runs (keyed by the documents' bytes; rebuilt when they change "
+        "or damaged); not the output, an input, or inside --corpus-dir",
     )
     add_execution(parser)
 
@@ -160,11 +161,12 @@ def run_audit_command(args: argparse.Namespace) -> int:
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
-    check_outputs(
-        [output],
-        {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})},
-        {"--corpus-dir": args.corpus_dir},
-    )
+    all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
+    check_outputs([output], all_inputs, {"--corpus-dir": args.corpus_dir})
+    if args.cache is not None:
+        from claimgate.audit.index_cache import check_cache_folder
+
+        check_cache_folder(args.cache, all_inputs, {"--output": output}, {"--corpus-dir": args.corpus_dir})
     try:
         with current_folder_importable():
             llm_call = load_judge(args.judge) if args.judge else None

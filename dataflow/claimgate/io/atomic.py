@@ -302,10 +302,11 @@ def _resolved(path: Path) -> Path | None:
         return None
 
 
-def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path | None]) -> None:
+def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path | None], role: str = "input") -> None:
     """Refuse (``OutputError``) an ``output`` that is the same file as one of ``inputs``.
 
-    ``inputs`` maps a label (``--cases``) to a path or ``None``. Same file means the
+    ``inputs`` maps a label (``--cases``) to a path or ``None``; ``role`` names them in
+    the message (``it is the --cases input``; ``"file"`` where they are other outputs). Same file means the
     same ``(st_dev, st_ino)`` (hard links, symbolic links, ``./`` spellings) or, where
     either file does not exist yet, the same fully resolved path. (Two existing files
     are the same exactly when their identities are, so paths are resolved only for the
@@ -323,7 +324,7 @@ def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path |
             out_resolved = out_resolved or _resolved(Path(output))
             same = out_resolved is not None and out_resolved == _resolved(Path(given))
         if same:
-            raise OutputError(f"cannot write {output}: it is the {label} input ({given}); refusing to overwrite it")
+            raise OutputError(f"cannot write {output}: it is the {label} {role} ({given}); refusing to overwrite it")
 
 
 def check_output_writable(output: str | Path) -> None:
