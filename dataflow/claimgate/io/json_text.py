@@ -9,8 +9,9 @@ written back out as JSON. ``loads_json`` turns each of these into a
 ``JSONDecodeError`` with a position, so each reader's existing refusal
 (``invalid_case_table``, ``invalid_citation_table``, ``invalid_manifest``,
 ``invalid_corpus``) names it with its line: such input is refused, not read. A row of a
-table (``loads_json_row``) may also be nested at most ``MAX_ROW_NESTING`` levels: its
-values are echoed into the output, and deeper values cannot be written reliably.
+table (``loads_json_row``) may also be nested at most ``MAX_ROW_NESTING`` levels (its
+values are echoed into the output, and deeper values cannot be written reliably) and may
+not name a key twice in one object (``json.loads`` would keep the last value silently).
 The rules: docs/gate-rules.md, "Case tables".
 """
 
@@ -129,6 +130,53 @@ def has_long_digit_run(text: str) -> bool:
     return _LONG_DIGIT_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY)
 
 
+class _RepeatedKey(ValueError):
+    """An object of the text names one key twice."""
+
+
+def _unique_pairs(pairs: list[tuple[str, object]]) -> dict:
+    document: dict = {}
+    for key, value in pairs:
+        if key in document:
+            raise _RepeatedKey(key)
+        document[key] = value
+    return document
+
+
+def _pair_count(value: object) -> int:
+    """Keys of every object in ``value`` (iteratively, so any depth is safe)."""
+    count, stack = 0, [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            count += len(current)
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return count
+
+
+def repeated_key(value: object, text: str) -> tuple[str, int] | None:
+    """``(message, offset)`` when an object in ``text`` (parsed as ``value``) names a key twice, else ``None``.
+
+    Exact and cheap for most rows: every key of the text stands before a colon, so when the
+    text holds no more colons than ``value`` has keys, no key can repeat (a repeated key
+    leaves one key fewer in ``value``). Otherwise the text is parsed again, noting each key.
+    """
+    pairs = len(value) if type(value) is dict and text.count("{") == 1 else _pair_count(value)
+    if text.count(":") == pairs:
+        return None
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs)
+    except _RepeatedKey as exc:
+        key = str(exc)
+        quoted = json.dumps(key, ensure_ascii=False)
+        first = text.find(quoted)
+        second = text.find(quoted, first + 1) if first >= 0 else -1
+        return f"key {key!r} appears twice in one object", max(second, 0)
+    return None
+
+
 def loads_json_row(text: str) -> object:
     """``loads_json(text)`` for one small row (a JSON Lines line), read by ``orjson`` where that gives the same value.
 
@@ -137,8 +185,9 @@ def loads_json_row(text: str) -> object:
     holding a run of 19 or more digits (an integer beyond 64 bits, which orjson reads as a
     float, or a long mantissa) and text orjson refuses (``NaN``, ``1e400``, an escaped lone
     surrogate, malformed JSON) go to ``loads_json``, so its values and its refusals are
-    unchanged. A row nested more than ``MAX_ROW_NESTING`` levels deep is refused
-    (``JSONDecodeError`` at offset 0).
+    unchanged. A row nested more than ``MAX_ROW_NESTING`` levels deep (at offset 0) and a
+    row with an object that names a key twice (``repeated_key``, at the second) are refused
+    as ``JSONDecodeError``: which of the two values was meant cannot be told.
     """
     row = _NO_ROW
     if not has_long_digit_run(text):
@@ -148,9 +197,17 @@ def loads_json_row(text: str) -> object:
             pass  # the standard parser reads it, or refuses it with its own wording
     if row is _NO_ROW:
         row = loads_json(text)
+    if type(row) is dict and text.count("{") == 1 and text.count(":") == len(row):
+        # One object (so at most one "[" per level below it) with as many colons as keys: no key repeats,
+        # and it nests no deeper than its brackets allow.
+        if text.count("[") < MAX_ROW_NESTING:
+            return row
     problem = row_nesting_problem(row, text)
     if problem:
         raise json.JSONDecodeError(problem, text, 0)
+    repeated = repeated_key(row, text)
+    if repeated:
+        raise json.JSONDecodeError(repeated[0], text, repeated[1])
     return row
 
 

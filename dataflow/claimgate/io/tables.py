@@ -24,7 +24,7 @@ import pandas as pd
 from claimgate.errors import IngestionError
 from claimgate.io.atomic import write_atomic
 from claimgate.io.files import NotRegularFileError, read_regular_bytes
-from claimgate.io.json_text import MAX_ROW_NESTING, loads_json, loads_json_row, nesting_depth
+from claimgate.io.json_text import MAX_ROW_NESTING, loads_json, loads_json_row, nesting_depth, repeated_key
 from claimgate.io.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
@@ -61,8 +61,9 @@ def _read_json_rows(path: Path, reason: str) -> list:
 
     JSONL: one value per ``\\n``-separated line (``\\r\\n`` too); whitespace-only lines are
     skipped. Raises ``IngestionError`` ``reason`` naming the 1-based line that does not parse
-    (``NaN``, ``Infinity`` and numbers beyond a double are not JSON), or the row nested more
-    than ``json_text.MAX_ROW_NESTING`` levels deep.
+    (``NaN``, ``Infinity`` and numbers beyond a double are not JSON), the row nested more
+    than ``json_text.MAX_ROW_NESTING`` levels deep, or the line where an object names a key
+    twice.
     """
     text = read_utf8_text(path, reason, "table")
     if path.suffix.lower() == ".jsonl":
@@ -80,6 +81,10 @@ def _read_json_rows(path: Path, reason: str) -> list:
                 raise IngestionError(
                     reason, f"{path.name} row {number}: nested {depth} levels deep (at most {MAX_ROW_NESTING})"
                 )
+    repeated = repeated_key(document, text)
+    if repeated:
+        line = text.count("\n", 0, repeated[1]) + 1
+        raise IngestionError(reason, f"{path.name} line {line}: {repeated[0]}")
     return document
 
 
