@@ -298,3 +298,9 @@ def test_a_path_that_names_a_folder_is_missing_source_even_when_a_file_is_there(
     manifest = _write_manifest(tmp_path, {"sources": [_entry(path=path)]})
     error = _refusal(manifest)
     assert error.reason == "missing_source" and "names a folder" in error.detail
+
+
+@pytest.mark.parametrize("path", ["sources/page.md\u0000", "sources/\u0000page.md", "sources/page\n.md"])
+def test_a_control_character_in_a_path_is_invalid_manifest_not_a_traceback(tmp_path, path):
+    error = _refusal(_write_manifest(tmp_path, {"sources": [_entry(path=path)]}))
+    assert error.reason == "invalid_manifest" and "control character" in error.detail

@@ -144,7 +144,7 @@ def manifest_entry_problem(entry: object, position: int, seen: set[str]) -> Inge
     ``invalid_sha256`` (not 64 lowercase hex digits), ``path_outside_root`` (an absolute
     path, a ``..`` component, a Windows drive ``C:`` or network ``\\\\server`` path);
     ``invalid_manifest`` again for a path with a backslash (manifest paths separate
-    folders with ``/`` on every system).
+    folders with ``/`` on every system) or a control character (``NUL`` included).
     """
     where = f"sources[{position}]"
     if not isinstance(entry, dict):
@@ -171,6 +171,8 @@ def manifest_entry_problem(entry: object, position: int, seen: set[str]) -> Inge
         return IngestionError(
             "invalid_manifest", f"{source_id}: {relative!r} contains a backslash; separate folders with '/'"
         )
+    if any(ord(c) < 32 or ord(c) == 127 for c in relative):  # NUL cannot reach the system at all
+        return IngestionError("invalid_manifest", f"{source_id}: {relative!r} contains a control character")
     return None
 
 
