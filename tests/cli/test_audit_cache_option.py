@@ -85,3 +85,11 @@ def test_cache_beside_the_corpus_folder_is_accepted(tmp_path, capsys) -> None:
         assert code == 0, err
     assert (tmp_path / "cold.jsonl").read_bytes() == (tmp_path / "warm.jsonl").read_bytes()
     assert len(list(Path(tmp_path / "docs-cache").glob("corpus-index-*.bin"))) == 1
+
+
+def test_cache_that_is_an_existing_plain_file_is_refused_before_any_work(tmp_path, capsys, no_index_build) -> None:
+    plain = tmp_path / "plainfile"
+    plain.write_text("not a folder\n", encoding="utf-8")
+    line = _refused(capsys, "--corpus", str(CORPUS), "--output", str(tmp_path / "o.jsonl"), "--cache", str(plain))
+    assert "--cache" in line and "is a file, not a folder" in line
+    assert plain.read_text(encoding="utf-8") == "not a folder\n"

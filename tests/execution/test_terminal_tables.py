@@ -32,3 +32,11 @@ def test_a_long_case_id_is_clipped_in_the_table():
     shown = shown_case_id("c" * 100)
     assert len(shown) == CASE_ID_CHARS and shown.endswith("…")
     assert shown_case_id("short-id") == "short-id"
+
+
+def test_every_cell_of_a_table_is_shown_printable():
+    table = text_table([["esc-\x1b[31mRED", "lone-\udfff", "a\rb"]], ["a", "b", "c"])
+    assert table.isascii() and "\x1b" not in table and "\r" not in table
+    header, rule, row = table.splitlines()
+    assert row.split("  ")[0] == "esc-\\x1b[31mRED"
+    assert len(row) == len(rule)  # every column as wide as its rule: the escapes are counted as shown

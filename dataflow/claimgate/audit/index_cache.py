@@ -231,7 +231,8 @@ def check_cache_folder(
 ) -> None:
     """Refuse (``OutputError``, a usage error) a cache folder that would clobber or feed the run, before any work.
 
-    Refused: an empty path (it would mean the current folder); a path that is, or
+    Refused: an empty path (it would mean the current folder); an existing file that is
+    not a folder; a path that is, or
     resolves to, one of ``inputs`` or ``outputs`` (labels such as ``--citations`` to
     paths; the same-file rules of :func:`claimgate.io.atomic.check_output_not_input`);
     a path inside one of ``input_folders`` (``--corpus-dir``), where the cache files
@@ -247,6 +248,8 @@ def check_cache_folder(
         check_output_outside(cache_dir, input_folders or {})
     except OutputError as exc:
         raise OutputError(f"{label}: {exc}") from None
+    if Path(cache_dir).exists() and not Path(cache_dir).is_dir():
+        raise OutputError(f"{label}: {cache_dir} is a file, not a folder; give the folder to keep the corpus index in")
 
 
 def cached_corpus_index(

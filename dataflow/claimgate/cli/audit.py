@@ -49,12 +49,16 @@ def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> 
         columns = [c for c in rows[0] if c != DIAGNOSIS_COLUMN] if rows else list(AUDIT_COLUMNS)
         if diagnosis:
             columns.append(DIAGNOSIS_COLUMN)
-        frame = pd.DataFrame(rows, columns=columns)  # the header is written even with no row
-        if diagnosis:
-            frame[DIAGNOSIS_COLUMN] = [r.get(DIAGNOSIS_COLUMN) for r in rows]  # None, not NaN, where absent
+        # Object columns: Python strings as read (an id may hold a lone surrogate, which Arrow-backed
+        # strings cannot; write_csv writes it as a backslash escape).
+        frame = pd.DataFrame(rows, columns=columns, dtype=object)  # the header is written even with no row
+        if diagnosis:  # None, not NaN, where absent
+            diagnoses = [r.get(DIAGNOSIS_COLUMN) for r in rows]
+            frame[DIAGNOSIS_COLUMN] = pd.Series(diagnoses, dtype=object, index=frame.index)
         for column in ("matched_doc_ids", "spans", "elided", "judge", "extractors", DIAGNOSIS_COLUMN):
             if column in frame:
-                frame[column] = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
+                cells = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
+                frame[column] = pd.Series(cells, dtype=object, index=frame.index)
         write_csv(path, frame)
     else:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
@@ -196,7 +200,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
         if len(rows) <= 50:
             print(verdict_table(rows))
         counts = run.results.groupby("verdict").size().rename("citations").reset_index()
-        print(counts.to_string(index=False))
+        print(counts.to_string(index=False) if len(counts) else "no citations")
         rejected, paid = free_and_paid(rows)
         print(f"{rejected} rejected for free, {paid} reached the model")
         if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):

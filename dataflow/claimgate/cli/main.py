@@ -77,7 +77,7 @@ def overview(prog: str) -> str:
         f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
         "options may stand before or after the command.",
         "",
-        "Exit status: 0 run completed, 2 usage error, 3 input refused.",
+        "Exit status: 0 run completed, 2 usage error, 3 input refused; 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
     return "\n".join(lines)
 

@@ -94,17 +94,29 @@ def display_width(text: str) -> int:
     )
 
 
-def _padded(value: object, width: int) -> str:
-    text = str(value)
+def printable(text: str) -> str:
+    """``text`` with every unprintable character escaped (``\\x1b``, ``\\u2028``, ``\\ud800``): safe on a terminal.
+
+    Table cells come from other people's files: a control character, line separator or
+    lone surrogate would move the cursor, break the row or not be shown at all.
+    """
+    return text if text.isprintable() else text.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def _padded(text: str, width: int) -> str:
     return text + " " * (width - display_width(text))
 
 
 def text_table(rows: list[list[str]], header: list[str]) -> str:
-    """Left-aligned fixed-width text table with a rule under the header (widths in terminal columns)."""
-    widths = [max(display_width(str(v)) for v in column) for column in zip(header, *rows)]
-    lines = ["  ".join(_padded(v, w) for v, w in zip(header, widths)).rstrip()]
+    """Left-aligned fixed-width text table with a rule under the header (widths in terminal columns).
+
+    Cells are shown through ``printable``, so no cell can break its row.
+    """
+    cells = [[printable(str(v)) for v in row] for row in [header, *rows]]
+    widths = [max(display_width(v) for v in column) for column in zip(*cells)]
+    lines = ["  ".join(_padded(v, w) for v, w in zip(cells[0], widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(_padded(v, w) for v, w in zip(row, widths)).rstrip() for row in rows)
+    lines.extend("  ".join(_padded(v, w) for v, w in zip(row, widths)).rstrip() for row in cells[1:])
     return "\n".join(lines)
 
 
@@ -114,9 +126,7 @@ CASE_ID_CHARS = 40
 
 def shown_case_id(case_id: str) -> str:
     """A case id as the terminal table shows it: unprintable characters escaped, at most ``CASE_ID_CHARS``."""
-    if not case_id.isprintable():  # a line separator, a control character or a lone surrogate would break the row
-        case_id = case_id.encode("unicode_escape", "backslashreplace").decode("ascii")
-    return clipped(case_id, CASE_ID_CHARS)
+    return clipped(printable(case_id), CASE_ID_CHARS)
 
 
 #: Characters of a refusal's detail shown in the terminal table (the whole detail is in the result file).
