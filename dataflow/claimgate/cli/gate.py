@@ -208,9 +208,12 @@ def run(args: argparse.Namespace) -> int:
         cases, ignored = len(run.results), document.get("ignored_directive_lines")
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
     if not args.quiet:
-        if cases <= 50:
-            print(drivers.summary_table(run))
-        print(counts.to_string(index=False))
+        if not cases:  # an empty case table (a header only): a plain line, not an empty frame's repr
+            print("no cases")
+        else:
+            if cases <= 50:
+                print(drivers.summary_table(run))
+            print(counts.to_string(index=False))
         for line in ignored_lines_report({"ignored_directive_lines": ignored}):
             print(line)
         print(f"wrote {output}")
