@@ -280,3 +280,33 @@ def test_a_repin_with_the_same_bytes_says_what_changed(docs, capsys, second, lab
     pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json")
     code, out, _ = pin(capsys, "docs/1.0/guide.md", "--output", "m.json", *second)
     assert code == 0 and label in out and "0 added, 1 re-pinned" in out
+
+
+# ----------------------------------------------------------------------------- a manifest never pins itself
+
+
+def test_pinning_the_output_manifest_itself_is_a_usage_error_before_any_work(docs, capsys):
+    code, _, err = pin(capsys, "m.json", "--version", "1.0", "--output", "m.json")
+    assert code == 2 and err.splitlines()[-1] == (
+        "error: FILE m.json is the --output manifest m.json; a manifest cannot pin itself: leave it out"
+    )
+    assert not (docs / "m.json").exists()
+
+
+def test_a_glob_that_catches_the_existing_manifest_on_a_second_run_is_refused_and_leaves_it_unchanged(docs, capsys):
+    assert pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "docs/1.0/m.json")[0] == 0
+    before = (docs / "docs/1.0/m.json").read_bytes()
+    files = sorted(str(p.relative_to(docs)) for p in (docs / "docs/1.0").iterdir())
+    code, out, err = pin(capsys, *files, "--version", "1.0", "--output", "docs/1.0/m.json")
+    assert code == 2 and "a manifest cannot pin itself" in err and out == ""
+    assert (docs / "docs/1.0/m.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("spelling", ["./docs/../m.json", "link.json", "hard.json"])
+def test_the_manifest_reached_through_another_spelling_or_a_link_is_refused(docs, capsys, spelling):
+    assert pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json")[0] == 0
+    (docs / "link.json").symlink_to(docs / "m.json")
+    (docs / "hard.json").hardlink_to(docs / "m.json")
+    code, _, err = pin(capsys, "docs/1.0/reference.md", spelling, "--version", "1.0", "--output", "m.json")
+    assert code == 2 and f"FILE {spelling} is the --output manifest m.json" in err
+    assert [s["source_id"] for s in json.loads((docs / "m.json").read_text())["sources"]] == ["guide"]

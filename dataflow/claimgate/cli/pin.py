@@ -18,7 +18,9 @@ EXIT_REFUSED = 3
 
 
 def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="documentation files to pin")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="documentation files to pin (never the --output manifest)"
+    )
     parser.add_argument("--version", required=True, help="the documentation version these files are (a string)")
     parser.add_argument("--output", required=True, help="manifest.json to create or update")
     parser.add_argument(

@@ -23,8 +23,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimgate.errors import IngestionError, UsageError
+from claimgate.errors import IngestionError, OutputError, UsageError
 from claimgate.gate.versions import VersionScheme
+from claimgate.io.atomic import check_output_not_input
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
@@ -186,6 +187,22 @@ def merged_sources(existing: list[dict], pinned: list[dict], keep_urls: bool) ->
     return report
 
 
+def check_not_the_manifest(files: list[str | Path], manifest_path: Path) -> None:
+    """Refuse (``OutputError``, a usage error) a FILE that is the manifest being written, however spelled.
+
+    Same file as in ``check_output_not_input``: the same ``(device, inode)`` (hard and
+    symbolic links, ``./`` spellings) or, when either does not exist, the same resolved
+    path. A manifest that pinned itself would fail ``verify`` after every write.
+    """
+    for file in files:
+        try:
+            check_output_not_input(manifest_path, {"FILE": file})
+        except OutputError:
+            raise OutputError(
+                f"FILE {file} is the --output manifest {manifest_path}; a manifest cannot pin itself: leave it out"
+            ) from None
+
+
 def pinned_manifest(
     files: list[str | Path],
     version: str,
@@ -198,8 +215,10 @@ def pinned_manifest(
 ) -> PinReport:
     """Pin ``files`` at ``version`` into ``manifest_path`` (created, or updated with the others kept).
 
-    With ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a
-    source version is refused here (``IngestionError`` ``invalid_source_version``).
+    Checked first, before any file is read: ``UsageError`` for a FILE that is the
+    manifest itself (``check_not_the_manifest``). With ``versions`` (a schema's scheme),
+    a ``version`` the gate would refuse as a source version is refused here
+    (``IngestionError`` ``invalid_source_version``).
     Everything is checked before anything is written; the manifest is written
     atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
     each entry, and only when something changed. Raises what ``new_entries``,
@@ -211,6 +230,7 @@ def pinned_manifest(
         raise UsageError("--output must be a .json manifest")
     if path.is_dir():
         raise UsageError(f"--output {path} is a folder")
+    check_not_the_manifest(files, path)
     if versions is not None and isinstance(version, str) and version.strip() and versions.problem(version):
         raise IngestionError("invalid_source_version", f"--version {versions.problem(version)}")
     root = Path(os.path.abspath(path)).parent
