@@ -310,3 +310,44 @@ def test_the_manifest_reached_through_another_spelling_or_a_link_is_refused(docs
     code, _, err = pin(capsys, "docs/1.0/reference.md", spelling, "--version", "1.0", "--output", "m.json")
     assert code == 2 and f"FILE {spelling} is the --output manifest m.json" in err
     assert [s["source_id"] for s in json.loads((docs / "m.json").read_text())["sources"]] == ["guide"]
+
+
+# ----------------------------------------------------------------------------- url templates: plain placeholders
+
+
+def pin_with_template(capsys, template: str) -> tuple[int, str, str]:
+    return pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json", "--url-template", template)
+
+
+@pytest.mark.parametrize(
+    "template, field",
+    [
+        ("{path.__class__}", "{path.__class__}"),
+        ("https://x/{stem[0]}", "{stem[0]}"),
+        ("{version!r}", "{version!r}"),
+        ("{path:>40}", "{path:>40}"),
+        ("{path:{version}}", "{path:{version}}"),
+        ("{source_id.__init__.__globals__}", "{source_id.__init__.__globals__}"),
+    ],
+)
+def test_a_url_template_reaching_past_a_plain_placeholder_is_a_usage_error_naming_the_field(
+    docs, capsys, template, field
+):
+    code, _, err = pin_with_template(capsys, template)
+    assert code == 2 and err.splitlines()[-1] == (
+        f"error: --url-template: {field} is not a plain placeholder (use {{source_id}}, {{version}}, {{path}}, "
+        "{stem}, with no attribute, index, !conversion or :format)"
+    )
+    assert not (docs / "m.json").exists()
+
+
+@pytest.mark.parametrize("template, field", [("{}", "{}"), ("{0}", "{0}"), ("a/{sha!s}", "{sha!s}")])
+def test_a_positional_or_unknown_url_field_is_a_usage_error_naming_it(docs, capsys, template, field):
+    code, _, err = pin_with_template(capsys, template)
+    assert code == 2 and f"unknown placeholder {field} " in err.splitlines()[-1]
+
+
+def test_a_url_template_with_escaped_braces_and_plain_fields_still_pins(docs, capsys):
+    template = "https://x/{{v}}/{version}/{stem}"
+    assert pin_with_template(capsys, template)[0] == 0
+    assert json.loads((docs / "m.json").read_text())["sources"][0]["url"] == "https://x/{v}/1.0/guide"

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,20 +72,42 @@ def file_sha256(path: Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) ->
     return hashlib.sha256(raw).hexdigest()
 
 
+def check_url_template(template: str) -> None:
+    """Refuse (``UsageError``) a ``--url-template`` that is more than text and plain ``URL_FIELDS`` placeholders.
+
+    Allowed: literal text (``{{`` and ``}}`` for braces) and ``{source_id}``, ``{version}``,
+    ``{path}``, ``{stem}``. Refused, naming the field: an unknown or positional name
+    (``{sha}``, ``{}``, ``{0}``), attribute or index access (``{path.__class__}``,
+    ``{path[0]}``), a conversion (``{path!r}``) or a format spec (``{path:>20}``); and a
+    template that does not parse (a lone ``{`` or ``}``). See docs/gate-rules.md, "Pinning".
+    """
+    fields = ", ".join("{" + name + "}" for name in URL_FIELDS)
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise UsageError(f"--url-template {template!r}: {exc}") from None
+    for _, name, spec, conversion in parsed:
+        if name is None:  # literal text only
+            continue
+        shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if name in URL_FIELDS and not spec and conversion is None:
+            continue
+        if name not in URL_FIELDS and re.fullmatch(r"\w*", name):
+            raise UsageError(f"--url-template: unknown placeholder {shown} (use {fields})")
+        raise UsageError(
+            f"--url-template: {shown} is not a plain placeholder (use {fields}, with no attribute, index, "
+            "!conversion or :format)"
+        )
+
+
 def url_for(template: str, entry: dict) -> str:
     """``template`` filled with ``source_id``, ``version``, ``path`` and ``stem`` of ``entry``.
 
-    Raises ``UsageError`` for a placeholder that is not one of ``URL_FIELDS``, a
-    template that does not parse, or an empty result.
+    Raises ``UsageError`` for a template ``check_url_template`` refuses, or an empty result.
     """
+    check_url_template(template)
     values = {**{name: entry[name] for name in ("source_id", "version", "path")}, "stem": Path(entry["path"]).stem}
-    try:
-        url = template.format(**values)
-    except KeyError as exc:
-        fields = ", ".join("{" + name + "}" for name in URL_FIELDS)
-        raise UsageError(f"--url-template: unknown placeholder {{{exc.args[0]}}} (use {fields})") from None
-    except (ValueError, IndexError) as exc:
-        raise UsageError(f"--url-template {template!r}: {exc}") from None
+    url = template.format(**values)
     if not url:
         raise UsageError("--url-template gives an empty url")
     return url
@@ -216,9 +240,9 @@ def pinned_manifest(
     """Pin ``files`` at ``version`` into ``manifest_path`` (created, or updated with the others kept).
 
     Checked first, before any file is read: ``UsageError`` for a FILE that is the
-    manifest itself (``check_not_the_manifest``). With ``versions`` (a schema's scheme),
-    a ``version`` the gate would refuse as a source version is refused here
-    (``IngestionError`` ``invalid_source_version``).
+    manifest itself (``check_not_the_manifest``) or a template ``check_url_template``
+    refuses. With ``versions`` (a schema's scheme), a ``version`` the gate would refuse
+    as a source version is refused here (``IngestionError`` ``invalid_source_version``).
     Everything is checked before anything is written; the manifest is written
     atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
     each entry, and only when something changed. Raises what ``new_entries``,
@@ -231,6 +255,8 @@ def pinned_manifest(
     if path.is_dir():
         raise UsageError(f"--output {path} is a folder")
     check_not_the_manifest(files, path)
+    if url_template is not None:
+        check_url_template(url_template)
     if versions is not None and isinstance(version, str) and version.strip() and versions.problem(version):
         raise IngestionError("invalid_source_version", f"--version {versions.problem(version)}")
     root = Path(os.path.abspath(path)).parent
