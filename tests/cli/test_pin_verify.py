@@ -351,3 +351,23 @@ def test_a_url_template_with_escaped_braces_and_plain_fields_still_pins(docs, ca
     template = "https://x/{{v}}/{version}/{stem}"
     assert pin_with_template(capsys, template)[0] == 0
     assert json.loads((docs / "m.json").read_text())["sources"][0]["url"] == "https://x/{v}/1.0/guide"
+
+
+# ----------------------------------------------------------------------------- versions: no outer space, no controls
+
+
+@pytest.mark.parametrize(
+    "version, detail",
+    [
+        (" 1.4.0", "' 1.4.0' has white space before or after it"),
+        ("1.4.0\n", "'1.4.0\\n' has white space before or after it"),
+        ("1.4\n.0", "'1.4\\n.0' contains a control character"),
+        ("1.4\x00.0", "'1.4\\x00.0' contains a control character"),
+        ("1.4\x1b[31m.0", "'1.4\\x1b[31m.0' contains a control character"),
+        ("1.4\u2028.0", "'1.4\\u2028.0' contains a control character"),
+    ],
+)
+def test_a_version_with_outer_space_or_a_control_character_is_refused_without_a_schema(docs, capsys, version, detail):
+    code, _, err = pin(capsys, "docs/1.0/guide.md", "--version", version, "--output", "m.json")
+    assert code == 3 and err.splitlines() == [f"error: IngestionError: invalid_source_version: --version {detail}"]
+    assert not (docs / "m.json").exists()

@@ -22,6 +22,7 @@ import hashlib
 import os
 import re
 import string
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,7 @@ from claimgate.io.sources import (
     read_source_text,
 )
 from claimgate.io.tables import write_json
+from claimgate.textlines import LINE_TERMINATORS
 
 SOURCE_ID_MODES = ("stem", "path")
 #: Placeholders a ``--url-template`` may use; without a template the url is the relative path.
@@ -211,6 +213,21 @@ def merged_sources(existing: list[dict], pinned: list[dict], keep_urls: bool) ->
     return report
 
 
+def version_shape_problem(version: str) -> str:
+    """``""`` when ``version`` may be pinned under any scheme, else the one-line detail of the refusal.
+
+    Refused whatever the scheme: white space before or after the version (``" 1.4.0"``
+    never equals the ``"1.4.0"`` a case asks for) and any control character or line
+    terminator inside it (a newline would split the version on every terminal and log).
+    See docs/gate-rules.md, "Pinning".
+    """
+    if version != version.strip():
+        return f"{version!r} has white space before or after it"
+    if any(c in LINE_TERMINATORS or unicodedata.category(c) == "Cc" for c in version):
+        return f"{version!r} contains a control character"
+    return ""
+
+
 def check_not_the_manifest(files: list[str | Path], manifest_path: Path) -> None:
     """Refuse (``OutputError``, a usage error) a FILE that is the manifest being written, however spelled.
 
@@ -241,8 +258,9 @@ def pinned_manifest(
 
     Checked first, before any file is read: ``UsageError`` for a FILE that is the
     manifest itself (``check_not_the_manifest``) or a template ``check_url_template``
-    refuses. With ``versions`` (a schema's scheme), a ``version`` the gate would refuse
-    as a source version is refused here (``IngestionError`` ``invalid_source_version``).
+    refuses; ``IngestionError`` ``invalid_source_version`` for a ``version`` with outer
+    white space or a control character (``version_shape_problem``) or, with
+    ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a source version.
     Everything is checked before anything is written; the manifest is written
     atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
     each entry, and only when something changed. Raises what ``new_entries``,
@@ -257,8 +275,10 @@ def pinned_manifest(
     check_not_the_manifest(files, path)
     if url_template is not None:
         check_url_template(url_template)
-    if versions is not None and isinstance(version, str) and version.strip() and versions.problem(version):
-        raise IngestionError("invalid_source_version", f"--version {versions.problem(version)}")
+    if isinstance(version, str) and version.strip():
+        problem = version_shape_problem(version) or (versions.problem(version) if versions is not None else "")
+        if problem:
+            raise IngestionError("invalid_source_version", f"--version {problem}")
     root = Path(os.path.abspath(path)).parent
     existing = read_manifest(path)["sources"] if path.exists() else []
     pinned = new_entries(
