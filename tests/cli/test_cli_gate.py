@@ -284,3 +284,13 @@ def test_the_partitioned_executor_gives_the_same_bytes_as_the_local_run(tmp_path
     args = [*base, "--output", str(parted), "--executor", "multiprocessing", "--partition-rows", "5"]
     assert cli(capsys, *args)[0] == 0
     assert local.read_bytes() == parted.read_bytes()
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_an_empty_case_table_prints_no_cases_not_an_empty_dataframe(capsys, tmp_path, suffix):
+    table = tmp_path / "cases.csv"
+    table.write_text("case_id,candidate_ids,requested_version,claim_key\n")
+    out = tmp_path / f"r{suffix}"
+    code, stdout, err = cli(capsys, "gate", "--manifest", MANIFEST, "--cases", str(table), "--output", str(out))
+    assert code == 0, err
+    assert stdout == f"no cases\nwrote {out}\n"

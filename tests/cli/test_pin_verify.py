@@ -280,3 +280,94 @@ def test_a_repin_with_the_same_bytes_says_what_changed(docs, capsys, second, lab
     pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json")
     code, out, _ = pin(capsys, "docs/1.0/guide.md", "--output", "m.json", *second)
     assert code == 0 and label in out and "0 added, 1 re-pinned" in out
+
+
+# ----------------------------------------------------------------------------- a manifest never pins itself
+
+
+def test_pinning_the_output_manifest_itself_is_a_usage_error_before_any_work(docs, capsys):
+    code, _, err = pin(capsys, "m.json", "--version", "1.0", "--output", "m.json")
+    assert code == 2 and err.splitlines()[-1] == (
+        "error: FILE m.json is the --output manifest m.json; a manifest cannot pin itself: leave it out"
+    )
+    assert not (docs / "m.json").exists()
+
+
+def test_a_glob_that_catches_the_existing_manifest_on_a_second_run_is_refused_and_leaves_it_unchanged(docs, capsys):
+    assert pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "docs/1.0/m.json")[0] == 0
+    before = (docs / "docs/1.0/m.json").read_bytes()
+    files = sorted(str(p.relative_to(docs)) for p in (docs / "docs/1.0").iterdir())
+    code, out, err = pin(capsys, *files, "--version", "1.0", "--output", "docs/1.0/m.json")
+    assert code == 2 and "a manifest cannot pin itself" in err and out == ""
+    assert (docs / "docs/1.0/m.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("spelling", ["./docs/../m.json", "link.json", "hard.json"])
+def test_the_manifest_reached_through_another_spelling_or_a_link_is_refused(docs, capsys, spelling):
+    assert pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json")[0] == 0
+    (docs / "link.json").symlink_to(docs / "m.json")
+    (docs / "hard.json").hardlink_to(docs / "m.json")
+    code, _, err = pin(capsys, "docs/1.0/reference.md", spelling, "--version", "1.0", "--output", "m.json")
+    assert code == 2 and f"FILE {spelling} is the --output manifest m.json" in err
+    assert [s["source_id"] for s in json.loads((docs / "m.json").read_text())["sources"]] == ["guide"]
+
+
+# ----------------------------------------------------------------------------- url templates: plain placeholders
+
+
+def pin_with_template(capsys, template: str) -> tuple[int, str, str]:
+    return pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json", "--url-template", template)
+
+
+@pytest.mark.parametrize(
+    "template, field",
+    [
+        ("{path.__class__}", "{path.__class__}"),
+        ("https://x/{stem[0]}", "{stem[0]}"),
+        ("{version!r}", "{version!r}"),
+        ("{path:>40}", "{path:>40}"),
+        ("{path:{version}}", "{path:{version}}"),
+        ("{source_id.__init__.__globals__}", "{source_id.__init__.__globals__}"),
+    ],
+)
+def test_a_url_template_reaching_past_a_plain_placeholder_is_a_usage_error_naming_the_field(
+    docs, capsys, template, field
+):
+    code, _, err = pin_with_template(capsys, template)
+    assert code == 2 and err.splitlines()[-1] == (
+        f"error: --url-template: {field} is not a plain placeholder (use {{source_id}}, {{version}}, {{path}}, "
+        "{stem}, with no attribute, index, !conversion or :format)"
+    )
+    assert not (docs / "m.json").exists()
+
+
+@pytest.mark.parametrize("template, field", [("{}", "{}"), ("{0}", "{0}"), ("a/{sha!s}", "{sha!s}")])
+def test_a_positional_or_unknown_url_field_is_a_usage_error_naming_it(docs, capsys, template, field):
+    code, _, err = pin_with_template(capsys, template)
+    assert code == 2 and f"unknown placeholder {field} " in err.splitlines()[-1]
+
+
+def test_a_url_template_with_escaped_braces_and_plain_fields_still_pins(docs, capsys):
+    template = "https://x/{{v}}/{version}/{stem}"
+    assert pin_with_template(capsys, template)[0] == 0
+    assert json.loads((docs / "m.json").read_text())["sources"][0]["url"] == "https://x/{v}/1.0/guide"
+
+
+# ----------------------------------------------------------------------------- versions: no outer space, no controls
+
+
+@pytest.mark.parametrize(
+    "version, detail",
+    [
+        (" 1.4.0", "' 1.4.0' has white space before or after it"),
+        ("1.4.0\n", "'1.4.0\\n' has white space before or after it"),
+        ("1.4\n.0", "'1.4\\n.0' contains a control character"),
+        ("1.4\x00.0", "'1.4\\x00.0' contains a control character"),
+        ("1.4\x1b[31m.0", "'1.4\\x1b[31m.0' contains a control character"),
+        ("1.4\u2028.0", "'1.4\\u2028.0' contains a control character"),
+    ],
+)
+def test_a_version_with_outer_space_or_a_control_character_is_refused_without_a_schema(docs, capsys, version, detail):
+    code, _, err = pin(capsys, "docs/1.0/guide.md", "--version", version, "--output", "m.json")
+    assert code == 3 and err.splitlines() == [f"error: IngestionError: invalid_source_version: --version {detail}"]
+    assert not (docs / "m.json").exists()

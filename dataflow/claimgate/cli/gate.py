@@ -7,6 +7,7 @@ the options, writes the result file by extension and prints the summary.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 from pathlib import Path
@@ -23,20 +24,59 @@ GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
 SHOWN_IGNORED_LINES = 20
 
 
-def _safe_name(case_id: object, position: int, used: set[str]) -> str:
-    """A file name for a case picture: the case id with unsafe characters replaced, unique."""
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", case_id if isinstance(case_id, str) else "")[:80].strip(".") or "case"
-    name = base if base not in used else f"{base}-{position}"
-    used.add(name)
-    return name
+#: Characters a case picture's file name may hold; anything else in a case id becomes ``_``.
+_UNSAFE_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]")
+MAX_NAME_CHARACTERS = 80
+#: Where the case pictures go (beside ``--output``) and the index that maps each case to its files.
+CASES_FOLDER = "cases"
+PICTURE_INDEX = "index.json"
+
+
+def _cleaned_name(case_id: object) -> str:
+    """``case_id`` with unsafe characters replaced by ``_``, cut to 80 characters, outer dots removed (never empty)."""
+    text = case_id if isinstance(case_id, str) else ""
+    return _UNSAFE_NAME_CHARACTERS.sub("_", text)[:MAX_NAME_CHARACTERS].strip(".") or "case"
+
+
+def case_picture_names(case_ids: list[object], positions: list[int]) -> list[str]:
+    """One distinct file name (without extension) per case, in the order given: ``cases/<name>.dot``/``.svg``.
+
+    ``case_ids`` and ``positions`` (0-based rows of the case table) are parallel lists.
+    A case id that is already a safe name (only ``A-Z a-z 0-9 . _ -``, at most 80
+    characters, no leading or trailing dot) gets exactly that name, unless an earlier
+    case has the same id. Every other case gets its cleaned id (other characters replaced by
+    ``_``; ``case`` for a non-string or an id that cleans to nothing), then ``<cleaned>-<position>``, then
+    ``<cleaned>-<position>-2``, ``-3``… until the name is unused. Names are compared
+    ignoring letter case, so no two pictures share a file on a case-folding file system
+    (macOS, Windows). See docs/gate-rules.md, "Pictures".
+    """
+    taken: set[str] = set()  # casefolded
+    names: list[str | None] = [None] * len(case_ids)
+    for index, case_id in enumerate(case_ids):  # first: ids that are already safe names keep them
+        if isinstance(case_id, str) and _cleaned_name(case_id) == case_id and case_id.casefold() not in taken:
+            names[index] = case_id
+            taken.add(case_id.casefold())
+    for index, (case_id, position) in enumerate(zip(case_ids, positions)):
+        if names[index] is not None:
+            continue
+        base = _cleaned_name(case_id)
+        numbered = (f"{base}-{position}-{n}" for n in itertools.count(2))
+        candidates = itertools.chain([base, f"{base}-{position}"], numbered)
+        name = next(c for c in candidates if c.casefold() not in taken)
+        names[index] = name
+        taken.add(name.casefold())
+    return [name for name in names if name is not None]
 
 
 def draw_gate_pictures(run: drivers.GateRun, out_dir: Path, per_case: bool) -> list[str]:
     """Draw the gate DAG (``gate_dag``) and, if ``per_case``, one picture per case under ``cases/``.
 
     Each case picture highlights the node that decided it (``decided_at``) and the nodes
-    that ran for it (``pictures.case_graph``). Returns the notes to print (at most one
-    per distinct problem).
+    that ran for it (``pictures.case_graph``); its name comes from ``case_picture_names``.
+    ``cases/index.json`` maps every case to its files: ``{"cases": [{"position",
+    "case_id", "files"}]}`` in case-table order (``files`` relative to ``cases/``; a
+    case id that is not a string is ``null``). Returns the notes to print (at most one
+    per distinct problem, and one when some picture is not named exactly after its case id).
     """
     from claimgate import pictures
 
@@ -46,14 +86,22 @@ def draw_gate_pictures(run: drivers.GateRun, out_dir: Path, per_case: bool) -> l
     if note:
         notes.add(note)
     if per_case:
-        used: set[str] = set()
-        for position, case_id, decided_at in zip(
-            run.results["position"], run.results["case_id"], run.results["decided_at"]
-        ):
+        folder = out_dir / CASES_FOLDER
+        positions = [int(p) for p in run.results["position"]]
+        case_ids = run.results["case_id"].tolist()
+        names = case_picture_names(case_ids, positions)
+        index = []
+        for position, case_id, decided_at, name in zip(positions, case_ids, run.results["decided_at"], names):
             graph = pictures.case_graph(dr, case_id, decided_at)
-            _, note = pictures.write_picture(graph.source, out_dir / "cases" / _safe_name(case_id, position, used))
+            written, note = pictures.write_picture(graph.source, folder / name)
             if note:
                 notes.add(note.split(": wrote")[0] + ": wrote .dot files only")
+            shown_id = valid_unicode(case_id) if isinstance(case_id, str) else None
+            index.append({"position": position, "case_id": shown_id, "files": [p.name for p in written]})
+        write_json(folder / PICTURE_INDEX, {"cases": index})
+        renamed = sum(name != case_id for name, case_id in zip(names, case_ids))
+        if renamed:
+            notes.add(f"{renamed} case picture(s) are not named after their case id: see {folder / PICTURE_INDEX}")
     return sorted(notes)
 
 
@@ -111,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     check_execution_options(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
-    if args.pictures:  # the pictures go beside the output: gate_dag.dot/.svg and cases/<case id>.dot/.svg
+    if args.pictures:  # beside the output: gate_dag.dot/.svg, cases/<name>.dot/.svg and cases/index.json
         check_outputs([output, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
         check_inputs_outside(output.parent / "cases", "case pictures", inputs)
     else:
@@ -160,9 +208,12 @@ def run(args: argparse.Namespace) -> int:
         cases, ignored = len(run.results), document.get("ignored_directive_lines")
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
     if not args.quiet:
-        if cases <= 50:
-            print(drivers.summary_table(run))
-        print(counts.to_string(index=False))
+        if not cases:  # an empty case table (a header only): a plain line, not an empty frame's repr
+            print("no cases")
+        else:
+            if cases <= 50:
+                print(drivers.summary_table(run))
+            print(counts.to_string(index=False))
         for line in ignored_lines_report({"ignored_directive_lines": ignored}):
             print(line)
         print(f"wrote {output}")

@@ -18,13 +18,15 @@ EXIT_REFUSED = 3
 
 
 def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="documentation files to pin")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="documentation files to pin (never the --output manifest)"
+    )
     parser.add_argument("--version", required=True, help="the documentation version these files are (a string)")
     parser.add_argument("--output", required=True, help="manifest.json to create or update")
     parser.add_argument(
         "--url-template",
-        help="url of each entry, with {source_id}, {version}, {path}, {stem} (default: the relative path; "
-        "a re-pinned entry keeps its url unless this is given)",
+        help="url of each entry, with plain {source_id}, {version}, {path}, {stem} (no attribute, index, "
+        "conversion or format spec; default: the relative path; a re-pinned entry keeps its url unless this is given)",
     )
     parser.add_argument(
         "--source-id",

@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import string
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimgate.errors import IngestionError, UsageError
+from claimgate.errors import IngestionError, OutputError, UsageError
 from claimgate.gate.versions import VersionScheme
+from claimgate.io.atomic import check_output_not_input
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
@@ -34,6 +38,7 @@ from claimgate.io.sources import (
     read_source_text,
 )
 from claimgate.io.tables import write_json
+from claimgate.textlines import LINE_TERMINATORS
 
 SOURCE_ID_MODES = ("stem", "path")
 #: Placeholders a ``--url-template`` may use; without a template the url is the relative path.
@@ -69,20 +74,42 @@ def file_sha256(path: Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) ->
     return hashlib.sha256(raw).hexdigest()
 
 
+def check_url_template(template: str) -> None:
+    """Refuse (``UsageError``) a ``--url-template`` that is more than text and plain ``URL_FIELDS`` placeholders.
+
+    Allowed: literal text (``{{`` and ``}}`` for braces) and ``{source_id}``, ``{version}``,
+    ``{path}``, ``{stem}``. Refused, naming the field: an unknown or positional name
+    (``{sha}``, ``{}``, ``{0}``), attribute or index access (``{path.__class__}``,
+    ``{path[0]}``), a conversion (``{path!r}``) or a format spec (``{path:>20}``); and a
+    template that does not parse (a lone ``{`` or ``}``). See docs/gate-rules.md, "Pinning".
+    """
+    fields = ", ".join("{" + name + "}" for name in URL_FIELDS)
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise UsageError(f"--url-template {template!r}: {exc}") from None
+    for _, name, spec, conversion in parsed:
+        if name is None:  # literal text only
+            continue
+        shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if name in URL_FIELDS and not spec and conversion is None:
+            continue
+        if name not in URL_FIELDS and re.fullmatch(r"\w*", name):
+            raise UsageError(f"--url-template: unknown placeholder {shown} (use {fields})")
+        raise UsageError(
+            f"--url-template: {shown} is not a plain placeholder (use {fields}, with no attribute, index, "
+            "!conversion or :format)"
+        )
+
+
 def url_for(template: str, entry: dict) -> str:
     """``template`` filled with ``source_id``, ``version``, ``path`` and ``stem`` of ``entry``.
 
-    Raises ``UsageError`` for a placeholder that is not one of ``URL_FIELDS``, a
-    template that does not parse, or an empty result.
+    Raises ``UsageError`` for a template ``check_url_template`` refuses, or an empty result.
     """
+    check_url_template(template)
     values = {**{name: entry[name] for name in ("source_id", "version", "path")}, "stem": Path(entry["path"]).stem}
-    try:
-        url = template.format(**values)
-    except KeyError as exc:
-        fields = ", ".join("{" + name + "}" for name in URL_FIELDS)
-        raise UsageError(f"--url-template: unknown placeholder {{{exc.args[0]}}} (use {fields})") from None
-    except (ValueError, IndexError) as exc:
-        raise UsageError(f"--url-template {template!r}: {exc}") from None
+    url = template.format(**values)
     if not url:
         raise UsageError("--url-template gives an empty url")
     return url
@@ -186,6 +213,37 @@ def merged_sources(existing: list[dict], pinned: list[dict], keep_urls: bool) ->
     return report
 
 
+def version_shape_problem(version: str) -> str:
+    """``""`` when ``version`` may be pinned under any scheme, else the one-line detail of the refusal.
+
+    Refused whatever the scheme: white space before or after the version (``" 1.4.0"``
+    never equals the ``"1.4.0"`` a case asks for) and any control character or line
+    terminator inside it (a newline would split the version on every terminal and log).
+    See docs/gate-rules.md, "Pinning".
+    """
+    if version != version.strip():
+        return f"{version!r} has white space before or after it"
+    if any(c in LINE_TERMINATORS or unicodedata.category(c) == "Cc" for c in version):
+        return f"{version!r} contains a control character"
+    return ""
+
+
+def check_not_the_manifest(files: list[str | Path], manifest_path: Path) -> None:
+    """Refuse (``OutputError``, a usage error) a FILE that is the manifest being written, however spelled.
+
+    Same file as in ``check_output_not_input``: the same ``(device, inode)`` (hard and
+    symbolic links, ``./`` spellings) or, when either does not exist, the same resolved
+    path. A manifest that pinned itself would fail ``verify`` after every write.
+    """
+    for file in files:
+        try:
+            check_output_not_input(manifest_path, {"FILE": file})
+        except OutputError:
+            raise OutputError(
+                f"FILE {file} is the --output manifest {manifest_path}; a manifest cannot pin itself: leave it out"
+            ) from None
+
+
 def pinned_manifest(
     files: list[str | Path],
     version: str,
@@ -198,8 +256,11 @@ def pinned_manifest(
 ) -> PinReport:
     """Pin ``files`` at ``version`` into ``manifest_path`` (created, or updated with the others kept).
 
-    With ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a
-    source version is refused here (``IngestionError`` ``invalid_source_version``).
+    Checked first, before any file is read: ``UsageError`` for a FILE that is the
+    manifest itself (``check_not_the_manifest``) or a template ``check_url_template``
+    refuses; ``IngestionError`` ``invalid_source_version`` for a ``version`` with outer
+    white space or a control character (``version_shape_problem``) or, with
+    ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a source version.
     Everything is checked before anything is written; the manifest is written
     atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
     each entry, and only when something changed. Raises what ``new_entries``,
@@ -211,8 +272,13 @@ def pinned_manifest(
         raise UsageError("--output must be a .json manifest")
     if path.is_dir():
         raise UsageError(f"--output {path} is a folder")
-    if versions is not None and isinstance(version, str) and version.strip() and versions.problem(version):
-        raise IngestionError("invalid_source_version", f"--version {versions.problem(version)}")
+    check_not_the_manifest(files, path)
+    if url_template is not None:
+        check_url_template(url_template)
+    if isinstance(version, str) and version.strip():
+        problem = version_shape_problem(version) or (versions.problem(version) if versions is not None else "")
+        if problem:
+            raise IngestionError("invalid_source_version", f"--version {problem}")
     root = Path(os.path.abspath(path)).parent
     existing = read_manifest(path)["sources"] if path.exists() else []
     pinned = new_entries(
