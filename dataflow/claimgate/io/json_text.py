@@ -130,15 +130,20 @@ def has_long_digit_run(text: str) -> bool:
     return _LONG_DIGIT_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY)
 
 
-class _RepeatedKey(ValueError):
-    """An object of the text names one key twice."""
+class DuplicateKeyError(ValueError):
+    """A JSON object repeats a key (``json`` would silently keep the last value)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
 
 
-def _unique_pairs(pairs: list[tuple[str, object]]) -> dict:
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` that refuses a repeated key (``DuplicateKeyError``) instead of letting the last one win."""
     document: dict = {}
     for key, value in pairs:
         if key in document:
-            raise _RepeatedKey(key)
+            raise DuplicateKeyError(key)
         document[key] = value
     return document
 
@@ -167,9 +172,9 @@ def repeated_key(value: object, text: str) -> tuple[str, int] | None:
     if text.count(":") == pairs:
         return None
     try:
-        json.loads(text, object_pairs_hook=_unique_pairs)
-    except _RepeatedKey as exc:
-        key = str(exc)
+        json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        key = exc.key
         quoted = json.dumps(key, ensure_ascii=False)
         first = text.find(quoted)
         second = text.find(quoted, first + 1) if first >= 0 else -1

@@ -49,7 +49,7 @@ from claimgate.io.files import (
     read_regular_bytes,
     unicode_twin,
 )
-from claimgate.io.json_text import loads_json
+from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB: one source file or corpus document (docs/gate-rules.md)
@@ -63,24 +63,6 @@ _WINDOWS_ABSOLUTE_RE = re.compile(r"\A(?:[A-Za-z]:|[\\/]{2})")
 
 #: Columns of ``verified_sources`` in order; every column has pandas dtype ``str``.
 VERIFIED_SOURCE_COLUMNS = (*MANIFEST_FIELDS, "document_revision", "text")
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON object repeats a key (``json`` would silently keep the last value)."""
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        super().__init__(key)
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """``object_pairs_hook`` that refuses a repeated key instead of letting the last one win."""
-    document: dict = {}
-    for key, value in pairs:
-        if key in document:
-            raise DuplicateKeyError(key)
-        document[key] = value
-    return document
 
 
 def read_utf8_text(path: Path, reason: str, label: str, limit: int | None = None) -> str:
@@ -124,7 +106,7 @@ def manifest_document(manifest_path: str | Path) -> dict:
     path = Path(manifest_path)
     text = read_utf8_text(path, "invalid_manifest", "manifest")
     try:
-        document = loads_json(text, object_pairs_hook=_unique_keys)
+        document = loads_json(text, object_pairs_hook=unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_manifest", f"{path} repeats the key {exc.key!r} in one object") from None
     except json.JSONDecodeError as exc:
@@ -356,7 +338,7 @@ def read_corpus(
     except TooLargeError:
         raise IngestionError("corpus_too_large", f"{path.name}: more than {max_corpus_bytes} bytes") from None
     try:
-        document = loads_json(text, object_pairs_hook=_unique_keys)
+        document = loads_json(text, object_pairs_hook=unique_keys)
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
     except json.JSONDecodeError as exc:
