@@ -144,7 +144,7 @@ def claim_json(claim: Mapping) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _json_string(text: str) -> str:
+def json_string(text: str) -> str:
     """``json.dumps(text)``, cached: a batch repeats a handful of keys, operations and versions."""
     return json.dumps(text)
 
@@ -164,9 +164,9 @@ def answer_request_from_json(
     ``answer_request`` is tested.
     """
     user = (
-        '{"claim_key": ' + _json_string(claim_key)
-        + ', "operation": ' + _json_string(operation)
-        + ', "requested_version": ' + _json_string(requested_version)
+        '{"claim_key": ' + json_string(claim_key)
+        + ', "operation": ' + json_string(operation)
+        + ', "requested_version": ' + json_string(requested_version)
         + ', "source_claims": [' + ", ".join(claim_jsons) + "]}"
     )  # fmt: skip
     return {"messages": [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]}

@@ -26,7 +26,7 @@ import orjson
 import pandas as pd
 
 from claimgate.gate.decisions import Stage
-from claimgate.gate.requests import _json_string, case_entry, entry_fields
+from claimgate.gate.requests import case_entry, entry_fields, json_string
 from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of, result_parts
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.tables import jsonl_line
@@ -113,9 +113,9 @@ class _LineWriter:
         head = self.request_heads.get(key)
         if head is None:
             user = (
-                '{"claim_key": ' + _json_string(claim_key)
-                + ', "operation": ' + _json_string(operation)
-                + ', "requested_version": ' + _json_string(requested_version)
+                '{"claim_key": ' + json_string(claim_key)
+                + ', "operation": ' + json_string(operation)
+                + ', "requested_version": ' + json_string(requested_version)
                 + ', "source_claims": ['
             )  # fmt: skip
             head = b',"answer_request":{"messages":[{"role":"system","content":' + self.system
