@@ -163,13 +163,21 @@ def answer_request_from_json(
     once per batch instead of once per case that cites it. Equality with
     ``answer_request`` is tested.
     """
-    user = (
+    user = user_message_head(requested_version, operation, claim_key) + ", ".join(claim_jsons) + "]}"
+    return {"messages": [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]}
+
+
+def user_message_head(requested_version: str, operation: str, claim_key: str) -> str:
+    """The answer request's user message up to its first claim: ``{"claim_key": …, "source_claims": [``.
+
+    ``json.dumps(..., sort_keys=True)``'s text for those keys (see ``answer_request_from_json``).
+    """
+    return (
         '{"claim_key": ' + json_string(claim_key)
         + ', "operation": ' + json_string(operation)
         + ', "requested_version": ' + json_string(requested_version)
-        + ', "source_claims": [' + ", ".join(claim_jsons) + "]}"
+        + ', "source_claims": ['
     )  # fmt: skip
-    return {"messages": [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]}
 
 
 def decided_result(

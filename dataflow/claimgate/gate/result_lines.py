@@ -26,7 +26,7 @@ import orjson
 import pandas as pd
 
 from claimgate.gate.decisions import Stage
-from claimgate.gate.requests import case_entry, entry_fields, json_string
+from claimgate.gate.requests import case_entry, entry_fields, refused_result, user_message_head
 from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of, result_parts
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.tables import jsonl_line
@@ -112,12 +112,7 @@ class _LineWriter:
         key = (requested_version, operation, claim_key)
         head = self.request_heads.get(key)
         if head is None:
-            user = (
-                '{"claim_key": ' + json_string(claim_key)
-                + ', "operation": ' + json_string(operation)
-                + ', "requested_version": ' + json_string(requested_version)
-                + ', "source_claims": ['
-            )  # fmt: skip
+            user = user_message_head(requested_version, operation, claim_key)
             head = b',"answer_request":{"messages":[{"role":"system","content":' + self.system
             head += b'},{"role":"user","content":"' + _escaped(user)
             self.request_heads[key] = head
@@ -137,12 +132,11 @@ class _LineWriter:
         return found
 
     def refused_result(self, error: str, reason: str, decided_at: str) -> bytes:
+        """``,"result":`` and a refused case's result object (``requests.refused_result``), the entry closed."""
         key = (error, reason, decided_at)
         found = self.refused.get(key)
         if found is None:
-            found = b',"result":{"status":"refused","error":' + _dumps(error) + b',"reason":' + _dumps(reason)
-            found += b',"answer_request":null,"decided_at":' + _dumps(decided_at) + b"}}\n"
-            self.refused[key] = found
+            found = self.refused[key] = b',"result":' + _dumps(refused_result(error, reason, decided_at)) + b"}\n"
         return found
 
     def decided_line(self, entry: dict, position: int, status: str, reason: str, decided_at: str) -> bytes:

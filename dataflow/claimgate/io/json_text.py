@@ -34,15 +34,19 @@ def _too_long_number_position(text: str, limit: int) -> int:
 class _NotJson(ValueError):
     """``NaN``, ``Infinity``, ``-Infinity`` or a number beyond a double's range, met while parsing."""
 
+    def __init__(self, message: str, literal: str) -> None:
+        self.literal = literal
+        super().__init__(message)
+
 
 def _refuse_constant(name: str) -> float:
-    raise _NotJson(f"{name} is not JSON")
+    raise _NotJson(f"{name} is not JSON", name)
 
 
 def _finite_float(literal: str) -> float:
     value = float(literal)
     if value in (float("inf"), float("-inf")):
-        raise _NotJson(f"the number {literal[:40]} is too large for a double")
+        raise _NotJson(f"the number {literal[:40]} is too large for a double", literal)
     return value
 
 
@@ -76,9 +80,7 @@ def loads_json(text: str, object_pairs_hook: Callable[[list[tuple[str, object]]]
     except json.JSONDecodeError:
         raise
     except _NotJson as exc:
-        message = str(exc)
-        literal = message.split(" is not JSON")[0] if message.endswith(" is not JSON") else message.split()[2]
-        raise json.JSONDecodeError(message, text, _constant_position(text, literal)) from None
+        raise json.JSONDecodeError(str(exc), text, _constant_position(text, exc.literal)) from None
     except RecursionError:
         raise json.JSONDecodeError("lists or objects nested too deeply", text, 0) from None
     except ValueError as exc:
