@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from claimgate.execution import drivers
 
-SHARED = {"claimgate.io.pinned_sources", "claimgate.execution.partitioning"}
+SHARED = {"claimgate.io.pinned_sources", "claimgate.runtime.partitions"}
 
 
 def _modules(dr) -> set[str]:

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from claimgate.execution import signals
+from claimgate.runtime import signals
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_a_clean_up_that_hangs_is_ended_after_the_grace_period():
     # A clean-up blocked on a worker pool or a cluster must not keep a terminated run alive.
     script = (
         "import os, signal, time\n"
-        "from claimgate.execution import signals\n"
+        "from claimgate.runtime import signals\n"
         "signals.TERMINATION_GRACE_SECONDS = 0.5\n"
         "signals.install_termination_handlers()\n"
         "try:\n"
@@ -89,7 +89,7 @@ def test_a_clean_up_that_hangs_is_ended_after_the_grace_period():
 def test_a_run_that_cleans_up_in_time_keeps_its_own_status():
     script = (
         "import os, signal, sys\n"
-        "from claimgate.execution import signals\n"
+        "from claimgate.runtime import signals\n"
         "signals.install_termination_handlers()\n"
         "try:\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"

@@ -15,9 +15,9 @@ import signal
 import tempfile
 
 import pytest
-from claimgate.execution import signals
 from claimgate.io import atomic
 from claimgate.io.atomic import write_atomic
+from claimgate.runtime import signals
 
 
 @pytest.fixture

@@ -26,8 +26,9 @@ import claimgate  # noqa: F401  (telemetry variable first)
 from claimgate.cli import audit, demo, gate, pin
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, UsageError
-from claimgate.execution import drivers, signals
+from claimgate.execution import drivers
 from claimgate.io.console import safe_console
+from claimgate.runtime import signals
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.

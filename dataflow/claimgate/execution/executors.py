@@ -2,7 +2,7 @@
 
 ``task_executor`` is the one entry point: ``None`` for a local run, otherwise an
 executor whose workers die with the run (``execution.workers``), whose Dask cluster is
-closed on exit and on SIGTERM (``execution.signals``), and whose scheduler address is
+closed on exit and on SIGTERM (``runtime.signals``), and whose scheduler address is
 checked before a client connects (``execution.dask_scheduler``). Dask and Ray are
 imported only when chosen. ``gc_paused`` pauses the cyclic collector for bulk builds.
 """
@@ -16,8 +16,9 @@ import logging
 import warnings
 from collections.abc import Iterator
 
-from claimgate.execution import dask_scheduler, signals
+from claimgate.execution import dask_scheduler
 from claimgate.execution import workers as workers_module
+from claimgate.runtime import signals
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
 

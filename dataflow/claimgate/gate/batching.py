@@ -14,7 +14,7 @@ import pandas as pd
 from hamilton.function_modifiers import config
 from hamilton.htypes import Collect, Parallelizable
 
-from claimgate.execution.partitioning import collected, partitions
+from claimgate.runtime.partitions import collected, partitions
 
 
 @config.when(partitioned=False)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from claimgate.errors import OutputError
-from claimgate.execution.signals import deferred_termination
+from claimgate.runtime.signals import deferred_termination
 
 #: ``tempfile`` names are 8 characters of this alphabet; anything else is not one of ours.
 _RANDOM_PART = r"[a-z0-9_]{8}"

@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from claimgate.errors import IngestionError
-from claimgate.io.files import NotRegularFileError, open_regular
-from claimgate.io.sources import read_utf8_text
+from claimgate.io.files import NotRegularFileError, open_regular, read_utf8_text
 from claimgate.io.tables import (
     CSV_CASE_COLUMNS,
     case_table_frame,
@@ -61,7 +60,7 @@ WHOLE_READ_BYTES = 8 << 20
 def _open_binary(path: Path) -> io.BufferedReader:
     """The table opened for reading as the whole read opens it (a regular file, without blocking).
 
-    On any refusal the whole read (``sources.read_utf8_text``) is repeated to raise
+    On any refusal the whole read (``files.read_utf8_text``) is repeated to raise
     exactly its ``IngestionError`` (absent, not a regular file, unreadable).
     """
     try:

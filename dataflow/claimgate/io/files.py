@@ -12,7 +12,8 @@ opened here, the same way:
   limit is refused after reading one byte past it, whatever its size.
 
 Nothing here decides a reason code: callers turn ``NotRegularFileError`` and
-``TooLargeError`` into their own refusals.
+``TooLargeError`` into their own refusals, and pass the reason ``read_utf8_text``
+raises with.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import os
 import stat
 import unicodedata
 from pathlib import Path
+
+from claimgate.errors import IngestionError
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 _CHUNK = 1 << 20  # bytes per read() call
@@ -131,3 +134,24 @@ def unicode_twin(root: Path, relative: str) -> str | None:
         found.append(name)
     twin = "/".join(found)
     return twin if twin != relative.strip("/") else None
+
+
+def read_utf8_text(path: Path, reason: str, label: str, limit: int | None = None) -> str:
+    """The text of an input file (manifest, corpus, case or citation table), strict UTF-8.
+
+    The file is opened without blocking and must be a regular file. One
+    leading byte-order mark is dropped. Raises ``IngestionError`` with ``reason`` when
+    the file is absent (``<label> not found``), not a regular file (a folder, a FIFO),
+    unreadable or not UTF-8; raises ``TooLargeError`` when it holds more than
+    ``limit`` bytes (``None``: no limit), for the caller to name.
+    """
+    try:
+        return read_regular_bytes(path, limit)[0].decode("utf-8-sig")
+    except FileNotFoundError:
+        raise IngestionError(reason, f"{label} not found: {path}") from None
+    except NotRegularFileError:
+        raise IngestionError(reason, f"{label} is not a regular file: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise IngestionError(reason, f"{path} is not UTF-8 (byte {exc.start})") from None
+    except OSError as exc:
+        raise IngestionError(reason, f"cannot read {path}: {exc.strerror}") from None

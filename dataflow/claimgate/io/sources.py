@@ -46,7 +46,7 @@ from claimgate.io.files import (
     TooLargeError,
     open_regular,
     read_capped,
-    read_regular_bytes,
+    read_utf8_text,
     unicode_twin,
 )
 from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
@@ -63,27 +63,6 @@ _WINDOWS_ABSOLUTE_RE = re.compile(r"\A(?:[A-Za-z]:|[\\/]{2})")
 
 #: Columns of ``verified_sources`` in order; every column has pandas dtype ``str``.
 VERIFIED_SOURCE_COLUMNS = (*MANIFEST_FIELDS, "document_revision", "text")
-
-
-def read_utf8_text(path: Path, reason: str, label: str, limit: int | None = None) -> str:
-    """The text of an input file (manifest, corpus, case or citation table), strict UTF-8.
-
-    The file is opened without blocking and must be a regular file (``io.files``). One
-    leading byte-order mark is dropped. Raises ``IngestionError`` with ``reason`` when
-    the file is absent (``<label> not found``), not a regular file (a folder, a FIFO),
-    unreadable or not UTF-8; raises ``io.files.TooLargeError`` when it holds more than
-    ``limit`` bytes (``None``: no limit), for the caller to name.
-    """
-    try:
-        return read_regular_bytes(path, limit)[0].decode("utf-8-sig")
-    except FileNotFoundError:
-        raise IngestionError(reason, f"{label} not found: {path}") from None
-    except NotRegularFileError:
-        raise IngestionError(reason, f"{label} is not a regular file: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise IngestionError(reason, f"{path} is not UTF-8 (byte {exc.start})") from None
-    except OSError as exc:
-        raise IngestionError(reason, f"cannot read {path}: {exc.strerror}") from None
 
 
 def document_revision(record: Mapping[str, str]) -> str:

@@ -23,9 +23,8 @@ import pandas as pd
 
 from claimgate.errors import IngestionError
 from claimgate.io.atomic import write_atomic
-from claimgate.io.files import NotRegularFileError, read_regular_bytes
+from claimgate.io.files import NotRegularFileError, read_regular_bytes, read_utf8_text
 from claimgate.io.json_text import MAX_ROW_NESTING, loads_json, loads_json_row, nesting_depth, repeated_key
-from claimgate.io.sources import read_utf8_text
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
 
