@@ -24,11 +24,13 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from claimgate.audit.alignment_diff import PassageIndex
-from claimgate.audit.diagnosis import citation_diagnosis
-from claimgate.audit.index_cache import cached_corpus_index
+from claimgate.audit.diagnosis.kinds import citation_diagnosis
+from claimgate.audit.diagnosis.nearest_passage import PassageIndex
+from claimgate.audit.index.build import build_corpus_index
+from claimgate.audit.index.cache import cached_corpus_index
+from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.judge import judge_citation
-from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
+from claimgate.audit.matching.audit import audit_quote
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
 AUDIT_COLUMNS = (
