@@ -41,7 +41,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from claimgate.audit.diagnosis.kinds import DIAGNOSIS_STEP_LIMIT, citation_diagnosis, diagnosis_with_steps  # noqa: E402
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis, diagnosis_with_steps  # noqa: E402
+from claimgate.audit.diagnosis.kinds import DIAGNOSIS_STEP_LIMIT  # noqa: E402
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex  # noqa: E402
 from claimgate.audit.index.build import build_corpus_index  # noqa: E402
 from claimgate.audit.matching.audit import audit_quote, audit_quote_reference  # noqa: E402

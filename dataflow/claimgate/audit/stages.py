@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from claimgate.audit.diagnosis.kinds import citation_diagnosis
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.index.cache import cached_corpus_index

@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from claimgate.audit.diagnosis.kinds import (
-    DIAGNOSIS_KINDS,
-    DIAGNOSIS_STEP_LIMIT,
-    citation_diagnosis,
-    diagnosis_with_steps,
-)
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis, diagnosis_with_steps
+from claimgate.audit.diagnosis.kinds import DIAGNOSIS_KINDS, DIAGNOSIS_STEP_LIMIT
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.matching.audit import audit_quote

@@ -5,7 +5,7 @@ for scripts with no negator list (docs/audit-rules.md, "Negation"). Each test na
 from __future__ import annotations
 
 import pytest
-from claimgate.audit.diagnosis.kinds import citation_diagnosis
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.matching.audit import audit_quote, audit_quote_reference

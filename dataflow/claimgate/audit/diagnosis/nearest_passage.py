@@ -2,7 +2,7 @@
 
 Why this stage exists: a rejected quote is rarely invented; most are a real
 sentence lightly edited, shortened without a mark, or two pieces glued together.
-To say *how* a quote differs, the diagnosis (:mod:`claimgate.audit.diagnosis.kinds`)
+To say *how* a quote differs, the diagnosis (:mod:`claimgate.audit.diagnosis.diagnose`)
 needs the nearest passage and a token-level alignment with spans in the original
 characters. This module finds both.
 
