@@ -221,7 +221,7 @@ def citation_diagnosis(
 ) -> dict | None:
     """Why a rejected citation failed: ``{kind, nearest, shared_tokens, quote_tokens, edits[, pieces][, occurs_in]}``.
 
-    ``match`` is the gate's result for the citation (``quotes.audit_quote``: at least
+    ``match`` is the gate's result for the citation (``matching.audit.audit_quote``: at least
     ``verdict``, ``reason``, ``matched_doc_ids``). Returns ``None`` for ``found``,
     ``invalid_citation``, a quote without tokens, and an ``insufficient_quote`` without
     a near, differing passage. ``nearest`` is ``{doc_id, start, end, start_line,

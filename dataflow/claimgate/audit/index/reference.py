@@ -38,7 +38,8 @@ def _doc_keys(ids: list[int], joined_words: dict[int, tuple[JoinedWord, ...]]) -
 def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
     """:func:`claimgate.audit.index.build.build_corpus_index` one document and one token at a time.
 
-    The executable specification of the production build (see the module docstring).
+    The executable specification of the production build, held equal to it document for
+    document by tests/audit/index/test_index_build.py (see the module docstring).
     """
     vocab: dict[str, int] = {}
     strings: list[str] = []

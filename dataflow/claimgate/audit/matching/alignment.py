@@ -8,7 +8,7 @@ the chain of fragments is chosen elsewhere (:mod:`claimgate.audit.matching.fragm
 
 What it refuses to do: it never spends more than its step budget on one document:
 over it, :class:`TooComplex` is raised and the caller fails closed
-(``match_too_complex``). Cost model: docs/audit-rules.md, "Ellipses and brackets".
+(``match_too_complex``). Cost model: docs/audit-rules.md, "Ellipses and brackets" ("Cost").
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ reported, so the choice is deterministic.
 The programme: from the last fragment back, the smallest end (in original
 characters) of any chain completing each placement; the earliest chain is then
 read forwards, taking at each fragment the first placement whose best completion
-fits the window. It exists twice on purpose, as an executable specification
-beside the fast path: :func:`chain_reference` (plain Python, for small inputs)
-and :func:`chain` (numpy and a sparse table of range minima,
-O(p log p) for p placements); the tests check they agree. Rules:
+fits the window. It exists twice on purpose: :func:`chain` (numpy and a sparse
+table of range minima, O(p log p) for p placements) and its executable
+specification :func:`chain_reference` (plain Python, quadratic), which also serves
+production for small inputs (:func:`earliest_chain` picks by size);
+tests/audit/matching/test_fragment_chain.py holds them equal. Rules:
 docs/audit-rules.md, "Ellipses and brackets".
 """
 
@@ -56,7 +57,11 @@ def earliest_chain(
 def chain_reference(
     doc: IndexedDocument, placements: list[Placements], allowed: list[list[bool]], strict: bool, window: int
 ) -> list[Link] | None:
-    """:func:`earliest_chain` in plain Python (quadratic in placements: for small inputs)."""
+    """:func:`earliest_chain` in plain Python: the executable specification of :func:`chain`.
+
+    Quadratic in placements; it also serves production for small inputs. Held equal to
+    :func:`chain` by tests/audit/matching/test_fragment_chain.py.
+    """
     token_starts, token_ends, n = doc.starts, doc.ends, doc.n_tokens
     negations = doc.elision_stops if strict else ()
 

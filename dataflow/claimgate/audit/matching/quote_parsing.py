@@ -5,11 +5,12 @@ reading of them (editorial, or the source's own punctuation) gives a different
 shape to match. This module turns a quote string into that shape, with token ids
 of one corpus index; it decides nothing about any document.
 
-What it refuses to do: it never guesses which reading is right (the caller tries
-them in a fixed order, see :mod:`claimgate.audit.matching.audit`), and a bracket at a
+What it refuses to do: it never guesses which reading is right (:func:`quote_readings`
+hands them down in a fixed order and :mod:`claimgate.audit.matching.audit` keeps the
+best verdict), and a bracket at a
 fragment's edge stands for no source token, so a number or a negation in it is
 recorded as a violation up front. Rules: docs/audit-rules.md, "Ellipses and
-brackets" and "Minimum evidence".
+brackets" (with "Readings") and "Minimum evidence".
 """
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ def negation_positions(text: NormalizedText) -> array:
 def needs_token_scan(original: str) -> bool:
     """Whether ``original`` holds a negator prefix or a letter of an unlisted script (one C-level search each).
 
-    The array build of the corpus index (``index_build``) finds listed negators by token
+    The array build of the corpus index (``index.build``) finds listed negators by token
     id; a document for which this is true also gets :func:`negation_positions` and
     :func:`unchecked_script_positions` from its tokens, so both builds agree. False at
     once for ASCII text: ASCII letters are Latin (a listed script) and every negator

@@ -1,4 +1,4 @@
-"""The fast path of normalization: the token rules of :mod:`claimgate.audit.text.reference` as array operations.
+"""Normalization on arrays: the token rules of :mod:`claimgate.audit.text.reference` as array operations.
 
 Why this module exists: building the corpus index normalizes every document, and
 the reference tokenizer (one regular-expression match and a few Python statements

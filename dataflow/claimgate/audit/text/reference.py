@@ -261,6 +261,10 @@ def normalize_text_reference(text: str) -> NormalizedText:
     Returns a :class:`NormalizedText` whose ``original`` is ``text`` unchanged.
     Empty or all-separator input gives zero tokens. Fails closed on non-``str`` input
     by raising ``TypeError`` (no guessing of encodings: decode bytes upstream).
+
+    The executable specification of :func:`claimgate.audit.text.normalize.normalize_text`
+    (the array rules), held equal by tests/audit/text/test_normalize_equals_reference.py;
+    it also serves production: every quote, and every document the array rules hand back.
     """
     if not isinstance(text, str):
         raise TypeError(f"normalize_text expects str, got {type(text).__name__}")
