@@ -142,6 +142,14 @@ def _audit_reading(reading: Reading, citation: _Citation) -> dict:
     )
 
 
+def _row(quote, citation: _Citation) -> dict:
+    """The audit's result row; ``elided`` only when the citation asks for it."""
+    result = _audit(quote, citation)
+    if not citation.report_elided:
+        del result["elided"]
+    return result
+
+
 def audit_quote(
     quote: str,
     cited_doc_id: str,
@@ -166,10 +174,7 @@ def audit_quote(
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
     others = lambda parsed: candidate_documents(index, parsed).tolist()  # noqa: E731
-    result = _audit(quote, _Citation(cited_doc_id, index, settings, others, report_elided))
-    if not report_elided:
-        del result["elided"]
-    return result
+    return _row(quote, _Citation(cited_doc_id, index, settings, others, report_elided))
 
 
 def audit_quote_reference(
@@ -192,7 +197,4 @@ def audit_quote_reference(
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
     others = lambda parsed: range(len(index.docs))  # noqa: E731
-    result = _audit(quote, _Citation(cited_doc_id, index, settings, others, report_elided))
-    if not report_elided:
-        del result["elided"]
-    return result
+    return _row(quote, _Citation(cited_doc_id, index, settings, others, report_elided))
