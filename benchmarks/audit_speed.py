@@ -40,11 +40,7 @@ sys.path.insert(0, str(ROOT / "dataflow"))
 
 import pandas  # noqa: E402,F401 - imported by every audit run; pyarrow.compute comes with it
 from claimgate.audit.index import cache as index_cache  # noqa: E402
-from claimgate.audit.index.build import (  # noqa: E402
-    CHUNK_CHARS,
-    build_corpus_index,  # noqa: E402
-    normalized_chunk,
-)
+from claimgate.audit.index.build import CHUNK_CHARS, build_corpus_index, normalized_chunk  # noqa: E402
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
 
 ACCEPTED_BY_BOTH = {"found", "misattributed", "not_found"}
