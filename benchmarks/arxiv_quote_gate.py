@@ -32,9 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from claimgate.audit.alignment_diff import PassageIndex  # noqa: E402
-from claimgate.audit.diagnosis import citation_diagnosis  # noqa: E402
-from claimgate.audit.quotes import NEGATION_WORDS, audit_quote, build_corpus_index  # noqa: E402
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis  # noqa: E402
+from claimgate.audit.diagnosis.nearest_passage import PassageIndex  # noqa: E402
+from claimgate.audit.index.build import build_corpus_index  # noqa: E402
+from claimgate.audit.matching.audit import audit_quote  # noqa: E402
+from claimgate.audit.text.negation import NEGATION_WORDS  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared/bench/arxiv_abstracts.json"
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")

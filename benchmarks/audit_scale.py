@@ -6,7 +6,7 @@ non-breaking spaces) and ``--citations`` citations: 40% real and correctly cited
 30% real but cited to the wrong document, 30% fabricated (a tenth of the real
 quotes carry an ellipsis). Both audits share one :class:`CorpusIndex`, so every
 document is normalized once for both; the baseline then scans every document for
-each miss (:func:`audit_quote_scan`), the indexed audit looks candidates up in the
+each miss (:func:`audit_quote_reference`), the indexed audit looks candidates up in the
 postings (:func:`audit_quote`). Verdicts (the whole result dicts) are compared.
 
 Prints citations/s for both, the speed ratio, peak resident memory (``ru_maxrss``)
@@ -41,9 +41,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from claimgate.audit.alignment_diff import PassageIndex  # noqa: E402
-from claimgate.audit.diagnosis import DIAGNOSIS_STEP_LIMIT, citation_diagnosis, diagnosis_with_steps  # noqa: E402
-from claimgate.audit.quotes import audit_quote, audit_quote_scan, build_corpus_index  # noqa: E402
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis, diagnosis_with_steps  # noqa: E402
+from claimgate.audit.diagnosis.kinds import DIAGNOSIS_STEP_LIMIT  # noqa: E402
+from claimgate.audit.diagnosis.nearest_passage import PassageIndex  # noqa: E402
+from claimgate.audit.index.build import build_corpus_index  # noqa: E402
+from claimgate.audit.matching.audit import audit_quote, audit_quote_reference  # noqa: E402
 from claimgate.execution.drivers import gc_paused  # noqa: E402
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
 
@@ -154,7 +156,7 @@ def main() -> int:
     assert same == indexed  # the diagnosis runs on the gate's result and never changes it
     n_scan = len(citations) if args.scan_citations is None else min(args.scan_citations, len(citations))
     t0 = time.perf_counter()
-    scanned = [audit_quote_scan(q, d, index) for _, q, d in citations[:n_scan]]
+    scanned = [audit_quote_reference(q, d, index) for _, q, d in citations[:n_scan]]
     t_scan = time.perf_counter() - t0
     _, t_indexed_same = run_indexed(index, citations[:n_scan])
     mismatches = sum(a != b for a, b in zip(indexed[:n_scan], scanned, strict=True))
@@ -176,7 +178,7 @@ def main() -> int:
               f"{1000 * t / len(citations):.3f} |")  # fmt: skip
     print(f"| indexed, same subset as scan | {n_scan} | {t_indexed_same:.2f} | {n_scan / t_indexed_same:,.0f} | "
           f"{1000 * t_indexed_same / n_scan:.3f} |")  # fmt: skip
-    print(f"| scan baseline (`audit_quote_scan`) | {n_scan} | {t_scan:.2f} | {n_scan / t_scan:,.1f} | "
+    print(f"| scan baseline (`audit_quote_reference`) | {n_scan} | {t_scan:.2f} | {n_scan / t_scan:,.1f} | "
           f"{1000 * t_scan / n_scan:.3f} |")  # fmt: skip
     print()
     print("| measure | value | target |")

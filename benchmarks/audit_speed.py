@@ -39,9 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "dataflow"))
 
 import pandas  # noqa: E402,F401 - imported by every audit run; pyarrow.compute comes with it
-from claimgate.audit import index_cache  # noqa: E402
-from claimgate.audit.corpus_index import build_corpus_index  # noqa: E402
-from claimgate.audit.index_build import CHUNK_CHARS, normalized_chunk  # noqa: E402
+from claimgate.audit.index import cache as index_cache  # noqa: E402
+from claimgate.audit.index.build import CHUNK_CHARS, build_corpus_index, normalized_chunk  # noqa: E402
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
 
 ACCEPTED_BY_BOTH = {"found", "misattributed", "not_found"}

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from claimgate.audit.index_cache import check_cache_folder
+from claimgate.audit.index.cache import check_cache_folder
 from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers

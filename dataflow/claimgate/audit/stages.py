@@ -11,7 +11,7 @@ one, let an ellipsis hide a negation, or pass a rejected citation to the judge.
 
 Nodes: ``citation_table → normalized_sources → citation_matches → judged_citations →
 audit_result``. Each document is normalized once per run, into an index that finds
-quotes in *other* documents without scanning them (``quotes.CorpusIndex``). Beside
+quotes in *other* documents without scanning them (``index.types.CorpusIndex``). Beside
 the judge, ``citation_diagnoses`` explains every rejected citation (nearest passage,
 edits, kind; see docs/audit-rules.md, "Diagnosis"): it reads the gate's outcome and never
 changes a verdict.
@@ -24,11 +24,13 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from claimgate.audit.alignment_diff import PassageIndex
-from claimgate.audit.diagnosis import citation_diagnosis
-from claimgate.audit.index_cache import cached_corpus_index
+from claimgate.audit.diagnosis.diagnose import citation_diagnosis
+from claimgate.audit.diagnosis.nearest_passage import PassageIndex
+from claimgate.audit.index.build import build_corpus_index
+from claimgate.audit.index.cache import cached_corpus_index
+from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.judge import judge_citation
-from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
+from claimgate.audit.matching.audit import audit_quote
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
 AUDIT_COLUMNS = (
@@ -59,7 +61,7 @@ def normalized_sources(source_documents: dict, cache_dir: str | None = None) -> 
 
     With ``cache_dir`` the index is loaded from that folder when one was stored for
     exactly these documents and this normalizer, else built and stored there
-    (``audit.index_cache``; a cache never changes a result). Hamilton's own caching
+    (``audit.index.cache``; a cache never changes a result). Hamilton's own caching
     is not used: it cannot fingerprint this run's frames with list-valued columns.
     """
     return cached_corpus_index(source_documents, cache_dir, build_corpus_index)

@@ -90,7 +90,7 @@ def free_and_paid(rows: list[dict]) -> tuple[int, int]:
 
 def diagnosis_counts(rows: list[dict]) -> str:
     """Readable table of rejected citations by diagnosis kind (kinds in decision order, empty kinds left out)."""
-    from claimgate.audit.diagnosis import DIAGNOSIS_KINDS
+    from claimgate.audit.diagnosis.kinds import DIAGNOSIS_KINDS
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
     counts = {kind: 0 for kind in DIAGNOSIS_KINDS}
@@ -168,7 +168,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
     check_outputs([output], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
-        from claimgate.audit.index_cache import check_cache_folder
+        from claimgate.audit.index.cache import check_cache_folder
 
         check_cache_folder(args.cache, all_inputs, {"--output": output}, {"--corpus-dir": args.corpus_dir})
     try:

@@ -1,0 +1,386 @@
+"""Building the corpus index with array operations, a few megabytes of text at a time.
+
+Why this module exists: the index is built once per corpus and its cost is
+dominated by normalizing every document. Here documents are folded one by one
+(:func:`claimgate.audit.text.reference._normalized_string`, a no-op but ``lower()`` for
+ASCII) and then tokenized and interned a chunk of documents at a time: the
+chunk's folded texts are joined by NUL (a separator that no rule reads across) and
+handed to the array rules of :mod:`claimgate.audit.text.normalize`; token ids come
+from one pyarrow dictionary encoding per chunk, and the chunk's tokens become one
+segment of a :class:`claimgate.audit.index.document_table.DocumentTable` (no object per
+document). The postings are built last, from the table's token arrays, a range of
+token ids at a time (:func:`claimgate.audit.index.postings.postings_in_passes`). Peak
+memory beyond the index itself is one chunk's or one pass's, not the corpus's.
+
+What it refuses to do: change any value. A document the array rules do not cover
+goes through the reference path (:func:`claimgate.audit.text.reference.normalize_text_reference`)
+unchanged, and the result equals
+:func:`claimgate.audit.index.reference.build_corpus_index_reference` document for
+document (tests/audit/index/test_index_build.py); only the numbering of token ids may differ.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+
+from claimgate.audit.index.document_table import DocumentTable, TokenSegment
+from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
+from claimgate.audit.index.types import CorpusIndex, elision_stops
+from claimgate.audit.text.marks import ELLIPSIS_RE, bracket_texts, fold_ellipses
+from claimgate.audit.text.negation import (
+    _APOSTROPHES,
+    NEGATION_TOKENS,
+    needs_token_scan,
+    negation_positions,
+    unchecked_script_positions,
+)
+from claimgate.audit.text.normalize import (
+    _tokens,
+    code_points,
+    fallback_positions,
+    folded_with_maps,
+    line_end_hyphens,
+    token_array,
+)
+from claimgate.audit.text.reference import (
+    joined_word_alternatives,
+    normalize_text_reference,
+)
+
+#: Characters of folded text per chunk: bounds the build's working memory (~40 bytes per character).
+CHUNK_CHARS = 1 << 20
+
+
+class _Vocabulary:
+    """Token strings and their ids, in first-seen order."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.strings: list[str] = []
+
+    def intern(self, token: str) -> int:
+        tid = self.ids.get(token)
+        if tid is None:
+            tid = self.ids[token] = len(self.strings)
+            self.strings.append(token)
+        return tid
+
+    def encode(self, tokens: pa.Array) -> np.ndarray:
+        """int64 ids of ``tokens``: one dictionary encoding, then one lookup per distinct token."""
+        if not len(tokens):
+            return np.empty(0, dtype=np.int64)
+        encoded = tokens.dictionary_encode()
+        distinct = encoded.dictionary.to_pylist()
+        ids = np.fromiter(map(self.intern, distinct), dtype=np.int64, count=len(distinct))
+        return ids[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
+    """Runs of consecutive document numbers holding about :data:`CHUNK_CHARS` characters."""
+    start, size = 0, 0
+    for k, doc_id in enumerate(doc_ids):
+        size += len(documents[doc_id]) + 1
+        if size >= CHUNK_CHARS:
+            yield range(start, k + 1)
+            start, size = k + 1, 0
+    if start < len(doc_ids):
+        yield range(start, len(doc_ids))
+
+
+def _document_marks(original: str) -> tuple[bool, frozenset[str]]:
+    """``(has_ellipsis, brackets)`` of a document (see quote_parsing)."""
+    return bool(ELLIPSIS_RE.search(fold_ellipses(original))), bracket_texts(original)
+
+
+def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[str]]]:
+    """``(documents with an ellipsis of their own, brackets by document)`` of a chunk, by local number.
+
+    One ellipsis search over the chunk's texts joined by NUL (no ellipsis or
+    bracket spelling holds a NUL); per document when a text holds a NUL itself.
+    """
+    brackets = {local: bracket_texts(t) for local, t in enumerate(originals) if "[" in t}
+    if any("\x00" in t for t in originals):
+        return {local for local, t in enumerate(originals) if _document_marks(t)[0]}, brackets
+    folded = fold_ellipses("\x00".join(originals))
+    with_ellipsis: set[int] = set()
+    nuls = None
+    for m in ELLIPSIS_RE.finditer(folded):
+        if nuls is None:
+            nuls = (
+                np.flatnonzero(code_points(folded) == 0)
+                if not folded.isascii()
+                else np.flatnonzero(np.frombuffer(folded.encode("ascii"), dtype=np.uint8) == 0)
+            )
+        with_ellipsis.add(int(np.searchsorted(nuls, m.start())))
+    return with_ellipsis, brackets
+
+
+def _document_tokens_reference(original: str, vocab: _Vocabulary):
+    """A text the array rules do not cover, through the reference tokenizer.
+
+    Returns ``(ids, starts, ends, joined_words, negations, elision_stops)``
+    (``elision_stops`` is ``negations`` itself when there is no unlisted-script token).
+    """
+    normalized = normalize_text_reference(original)
+    ids = [vocab.intern(t) for t in normalized.tokens]
+    joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
+    negations = negation_positions(normalized)
+    stops = elision_stops(negations, unchecked_script_positions(normalized))
+    return ids, normalized.starts, normalized.ends, joined, negations, stops
+
+
+def _token_scan(original: str, negations: array) -> tuple[array, array]:
+    """``(negations, elision_stops)`` of a document with a negator prefix or an unlisted script.
+
+    The array rules find listed negators by token id only; such a document (rare) is
+    tokenized again by the reference normalizer, whose tokens equal the array build's.
+    """
+    normalized = normalize_text_reference(original)
+    found = negation_positions(normalized)
+    return found, elision_stops(found, unchecked_script_positions(normalized))
+
+
+def _negations(ids, starts_orig, doc_of_token, first_token, originals, vocab: _Vocabulary) -> np.ndarray:
+    """Token positions (chunk-wide) that negate, by :func:`negation.negation_positions`'s rules.
+
+    Only the rules for scripts the array rules cover: listed words, the ``t`` of
+    ``n't`` and the ``n`` of ``n'`` (no-space and Korean negators send a text to the reference).
+    """
+    listed = np.fromiter((vocab.ids[t] for t in NEGATION_TOKENS if t in vocab.ids), dtype=np.int64)
+    found = np.isin(ids, listed)
+    for letter in ("t", "n"):
+        tid = vocab.ids.get(letter)
+        if tid is None:
+            continue
+        for p in np.flatnonzero(ids == tid).tolist():
+            k = doc_of_token[p]
+            if letter == "t":
+                hit = p > first_token[k] and vocab.strings[ids[p - 1]].endswith("n")
+            else:
+                end, original = int(starts_orig[1][p]), originals[k]
+                hit = end < len(original) and original[end] in _APOSTROPHES
+            found[p] |= hit
+    return np.flatnonzero(found)
+
+
+def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
+    """The corpus index of ``documents`` (doc_id -> text), equal to the reference build's.
+
+    Same contract as :func:`claimgate.audit.index.reference.build_corpus_index_reference`: an empty
+    mapping gives an empty index; a non-str doc_id or text raises ``TypeError``.
+    Documents are tokenized a chunk at a time into a :class:`DocumentTable`; the
+    postings are then built from its token arrays (:func:`postings_in_passes`), so no
+    per-chunk copy of the keys is kept while the corpus is read.
+    """
+    doc_ids = sorted(documents)
+    for doc_id in doc_ids:
+        if not isinstance(doc_id, str):
+            raise TypeError(f"doc_id must be str, got {type(doc_id).__name__}")
+        if not isinstance(documents[doc_id], str):
+            raise TypeError(f"normalize_text expects str, got {type(documents[doc_id]).__name__}")
+    vocab = _Vocabulary()
+    table = DocumentTable(doc_ids, [documents[d] for d in doc_ids], [])  # filled chunk by chunk
+    extra = _ExtraKeys()
+    ellipses: set[int] = set()
+    segments = [_index_chunk(numbers, table, vocab, extra, ellipses) for numbers in _chunks(doc_ids, documents)]
+    table = replace(table, segments=segments, ellipses=frozenset(ellipses))
+    return CorpusIndex(doc_ids, table, vocab.ids, vocab.strings, *_postings(segments, extra, len(vocab.strings)))
+
+
+class _ExtraKeys:
+    """Token and token-pair keys that joined line-end-hyphen words add, with their documents (few)."""
+
+    def __init__(self) -> None:
+        self.tokens: list[int] = []
+        self.token_docs: list[int] = []
+        self.pairs: list[int] = []
+        self.pair_docs: list[int] = []
+
+    def add(self, k: int, ids: list[int], joined_words: dict) -> None:
+        tokens, pairs = joined_word_keys(ids, joined_words)
+        self.tokens += tokens
+        self.token_docs += [k] * len(tokens)
+        self.pairs += pairs
+        self.pair_docs += [k] * len(pairs)
+
+
+def _postings(segments: list[TokenSegment], extra: _ExtraKeys, n_ids: int) -> tuple[Postings, Postings]:
+    """``(token postings, pair postings)`` of the documents' tokens and the joined words' extra keys."""
+    n_docs = sum(s.n_docs for s in segments)
+    extra_tokens = np.asarray(extra.tokens, np.int64), np.asarray(extra.token_docs, np.int64)
+    extra_pairs = np.asarray(extra.pairs, np.int64), np.asarray(extra.pair_docs, np.int64)
+    groups = max(n_ids, 1)
+
+    def chosen(ids: np.ndarray, lo: int, hi: int, count: int) -> np.ndarray | None:
+        """Positions ``p < count`` with ``lo <= ids[p] < hi`` (``None``: all of them)."""
+        return None if lo == 0 and hi >= groups else np.flatnonzero((ids[:count] >= lo) & (ids[:count] < hi))
+
+    def token_blocks(lo: int, hi: int):
+        for s in segments:
+            at = chosen(s.token_ids, lo, hi, len(s.token_ids))
+            if at is None:
+                yield s.token_ids.astype(np.int64), s.doc_of_token()
+            else:
+                yield s.token_ids[at].astype(np.int64), np.searchsorted(s.first, at, "right") - 1 + s.first_doc
+        keys, docs = extra_tokens
+        yield _in_groups(keys, docs, keys, lo, hi)
+
+    def pair_blocks(lo: int, hi: int):
+        for s in segments:
+            n = len(s.token_ids)
+            if n < 2:
+                continue
+            starts_pair = np.ones(n - 1, dtype=bool)
+            inner = s.first[1:-1]
+            starts_pair[inner[(inner > 0) & (inner < n)] - 1] = False  # a document's last token starts no pair
+            at = chosen(s.token_ids, lo, hi, n - 1)
+            at = np.flatnonzero(starts_pair) if at is None else at[starts_pair[at]]
+            keys = (s.token_ids[at].astype(np.int64) << 32) | s.token_ids[at + 1]
+            yield keys, np.searchsorted(s.first, at, "right") - 1 + s.first_doc
+        keys, docs = extra_pairs
+        yield _in_groups(keys, docs, keys >> 32, lo, hi)
+
+    occurrences = np.zeros(groups, np.int64)  # per token id: an upper bound of its postings
+    for s in segments:
+        occurrences += np.bincount(s.token_ids, minlength=groups)
+    extra_first = np.bincount(extra_pairs[0] >> 32, minlength=groups) if len(extra_pairs[0]) else 0
+    extra_count = np.bincount(extra_tokens[0], minlength=groups) if len(extra_tokens[0]) else 0
+    tokens = postings_in_passes(token_blocks, occurrences + extra_count, n_ids, n_docs)
+    pairs = postings_in_passes(pair_blocks, occurrences + extra_first, n_ids, n_docs)
+    return tokens, pairs
+
+
+def _in_groups(keys: np.ndarray, docs: np.ndarray, groups: np.ndarray, lo: int, hi: int):
+    chosen = (groups >= lo) & (groups < hi)
+    return keys[chosen], docs[chosen]
+
+
+@dataclass
+class NormalizedChunk:
+    """A run of documents normalized together: every token with its document and original offsets.
+
+    ``tokens`` (pyarrow strings) in document order; ``local_doc`` (int64) the document
+    of each token within the chunk; ``first`` (int64, one more than documents) the
+    first token of each; ``starts``/``ends`` (int32) original character offsets;
+    ``joins``: local document -> its line-end-hyphen joins (token positions in it);
+    ``reference``: local documents the array rules do not cover (no tokens here).
+    """
+
+    originals: list[str]
+    tokens: pa.Array
+    local_doc: np.ndarray
+    first: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    joins: dict[int, list[int]]
+    reference: set[int]
+
+
+def normalized_chunk(originals: list[str]) -> NormalizedChunk:
+    """Normalize a run of documents at once (see the module docstring); equal to the reference of each."""
+    folded = [(t.lower(), None, None) if t.isascii() else folded_with_maps(t) for t in originals]
+    norms = [f[0] for f in folded]
+    joined_text = "\x00".join(norms)  # NUL: a separator no rule reads across (no line break, letter or digit)
+    lengths = np.fromiter(map(len, norms), dtype=np.int64, count=len(norms))
+    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    cps = code_points(joined_text).copy()
+    bad = fallback_positions(cps)
+    reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
+    for local in reference:  # blank those documents: the reference path tokenizes them
+        cps[bases[local] : bases[local] + lengths[local]] = 0
+    starts, ends, kept = _tokens(cps)
+    tokens = token_array(cps, starts, ends, kept)
+    del kept
+    local_doc = np.searchsorted(bases, starts, "right") - 1
+    counts = np.bincount(local_doc, minlength=len(originals))
+    first = np.concatenate([[0], np.cumsum(counts)])
+    orig_starts = starts - bases[local_doc]
+    orig_ends = ends - bases[local_doc]
+    for local, (_, src_start, src_end) in enumerate(folded):
+        if src_start is not None and local not in reference and counts[local]:
+            span = slice(first[local], first[local + 1])
+            orig_ends[span] = src_end[orig_ends[span] - 1]
+            orig_starts[span] = src_start[orig_starts[span]]
+    joins: dict[int, list[int]] = {}
+    if "-" in joined_text or "\u2010" in joined_text:
+        for m in line_end_hyphens(joined_text, np.flatnonzero((cps == 45) | (cps == 0x2010)).tolist()):
+            left = int(np.searchsorted(ends, m.start()))
+            if left + 1 < len(ends) and ends[left] == m.start() and starts[left + 1] == m.end():
+                local = int(local_doc[left])
+                if local not in reference:
+                    joins.setdefault(local, []).append(left - int(first[local]))
+    return NormalizedChunk(
+        originals, tokens, local_doc, first, orig_starts.astype(np.int32), orig_ends.astype(np.int32), joins, reference
+    )
+
+
+# The per-document assembly stays in one function (~60 lines): it shares the chunk-wide arrays.
+def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra: _ExtraKeys, ellipses: set[int]):
+    """The token segment of documents ``numbers``; their negations, joined words and marks go into ``table``."""
+    chunk = normalized_chunk(table.originals[numbers.start : numbers.stop])
+    originals, tokens, local_doc, first, reference = (
+        chunk.originals, chunk.tokens, chunk.local_doc, chunk.first, chunk.reference
+    )  # fmt: skip
+    ids = vocab.encode(tokens)
+    negating = _negations(ids, (chunk.starts, chunk.ends), local_doc, first, originals, vocab)
+    neg_first = np.searchsorted(local_doc[negating], np.arange(len(numbers) + 1)).tolist()
+    negations_bytes = (negating - first[local_doc[negating]]).astype(np.int32).tobytes()
+    with_ellipsis, brackets = _chunk_marks(originals)
+    ellipses.update(numbers.start + local for local in with_ellipsis)
+    table.brackets.update((numbers.start + local, b) for local, b in brackets.items())
+    pieces: dict[int, tuple] = {}  # local document -> its tokens from the reference tokenizer
+    for local, k in enumerate(numbers):
+        if local in reference:
+            ref_ids, ref_starts, ref_ends, joined_words, negations, stops = _document_tokens_reference(
+                originals[local], vocab
+            )
+            pieces[local] = (ref_ids, ref_starts, ref_ends)
+            if joined_words:
+                table.joined_words[k] = joined_words
+                extra.add(k, ref_ids, joined_words)
+        else:
+            lo, hi = int(first[local]), int(first[local + 1])
+            if local in chunk.joins:
+                doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
+                joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
+                if joined_words:
+                    table.joined_words[k] = joined_words
+                    extra.add(k, ids[lo:hi].tolist(), joined_words)
+            negations = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]])
+            stops = negations
+            if needs_token_scan(originals[local]):
+                negations, stops = _token_scan(originals[local], negations)
+        if negations:
+            table.negations[k] = negations
+        if stops is not negations:
+            table.elision_stops[k] = stops
+    ids32, starts, ends = ids.astype(np.int32), chunk.starts, chunk.ends
+    del chunk, tokens, ids
+    if pieces:  # splice the reference documents' tokens in at their place (rare)
+        ids32, starts, ends, first = _spliced(first, pieces, ids32, starts, ends)
+    return TokenSegment(numbers.start, first, ids32, starts, ends)
+
+
+def _spliced(first: np.ndarray, pieces: dict[int, tuple], *columns: np.ndarray):
+    """``columns`` with the tokens of ``pieces`` (local document -> one list per column) at their documents."""
+    n_docs = len(first) - 1
+    counts = np.diff(first)
+    for local, piece in pieces.items():
+        counts[local] = len(piece[0])
+    new_first = np.zeros(n_docs + 1, np.int64)
+    np.cumsum(counts, out=new_first[1:])
+    out = []
+    for c, column in enumerate(columns):
+        parts = []
+        for local in range(n_docs):
+            if local in pieces:
+                parts.append(np.asarray(pieces[local][c], dtype=np.int32))
+            else:
+                parts.append(column[first[local] : first[local + 1]])
+        out.append(np.concatenate(parts) if parts else column[:0])
+    return (*out, new_first)

@@ -1,0 +1,50 @@
+"""The document table: documents made on access equal the build's, after pickling too."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from claimgate.audit.index import build as index_build
+from claimgate.audit.index.build import build_corpus_index
+from claimgate.audit.index.document_table import DocumentTable
+from claimgate.audit.index.reference import build_corpus_index_reference
+from claimgate.synthetic.audit_inputs import make_corpus
+
+from tests.audit.index.test_index_build import TOKEN_SCAN_DOCS, _readable
+
+
+def _fields(doc) -> tuple:
+    return (doc.doc_id, doc.original, doc.token_bytes, list(doc.starts), list(doc.ends), doc.joined_words,
+            list(doc.negations), list(doc.elision_stops), doc.elision_stops is doc.negations, doc.has_ellipsis,
+            doc.brackets)  # fmt: skip
+
+
+def _corpus() -> dict[str, str]:
+    docs, _, _, _ = make_corpus(30, 2)
+    return {**docs, **TOKEN_SCAN_DOCS, "empty": "", "hyphens": "a well-\nknown word [sic] ... and more"}
+
+
+def test_pickled_index_gives_the_same_documents(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 3_000)  # several segments
+    index = build_corpus_index(_corpus())
+    assert isinstance(index.docs, DocumentTable) and len(index.docs.segments) > 1
+    index.docs[3]  # noqa: B018 - fills the table's views and recent documents, which must not travel
+    copy = pickle.loads(pickle.dumps(index))
+    assert [_fields(d) for d in copy.docs] == [_fields(d) for d in index.docs]
+    assert _readable(copy) == _readable(build_corpus_index_reference(_corpus()))
+
+
+def test_table_made_from_a_list_of_documents_gives_them_back() -> None:
+    reference = build_corpus_index_reference(_corpus())
+    table = DocumentTable.from_documents(reference.docs)
+    assert [_fields(d) for d in table] == [_fields(d) for d in reference.docs]
+
+
+def test_negative_and_out_of_range_numbers() -> None:
+    table = build_corpus_index(_corpus()).docs
+    assert _fields(table[-1]) == _fields(table[len(table) - 1])
+    with pytest.raises(IndexError):
+        table[len(table)]
+    with pytest.raises(IndexError):
+        table[-len(table) - 1]

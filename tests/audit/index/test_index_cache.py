@@ -1,0 +1,291 @@
+"""The on-disk corpus index: loaded only for the same documents and normalizer, never changing a result."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from claimgate.api import Audit
+from claimgate.audit.index import cache as index_cache
+from claimgate.audit.index.build import build_corpus_index
+from claimgate.synthetic.audit_inputs import make_corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.audit.index.test_index_build import _readable
+from tests.helpers import FIXTURES, run_cli
+
+DOCS, _, _, _ = make_corpus(60, 5)
+CITATIONS = [
+    {"citation_id": "real", "doc_id": "doc000003", "quote": " ".join(DOCS["doc000003"].split()[10:22])},
+    {"citation_id": "elsewhere", "doc_id": "doc000004", "quote": " ".join(DOCS["doc000007"].split()[30:40])},
+]
+
+
+def _counting_build(monkeypatch) -> list[int]:
+    calls: list[int] = []
+
+    def build(documents):
+        calls.append(len(documents))
+        return build_corpus_index(documents)
+
+    monkeypatch.setattr("claimgate.audit.stages.build_corpus_index", build)
+    return calls
+
+
+def test_cached_index_equals_the_built_index(tmp_path: Path) -> None:
+    key = index_cache.corpus_key(DOCS)
+    index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    loaded = index_cache.load_index(tmp_path, key, DOCS)
+    assert loaded is not None
+    assert _readable(loaded) == _readable(build_corpus_index(DOCS))
+
+
+def test_second_audit_of_the_same_corpus_loads_the_index_and_gives_the_same_rows(tmp_path, monkeypatch) -> None:
+    calls = _counting_build(monkeypatch)
+    first = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
+    second = Audit.from_corpus(dict(DOCS), cache=tmp_path).check(CITATIONS)
+    assert calls == [len(DOCS)]  # built once, then loaded
+    assert first.to_json() == second.to_json()
+    assert list(first["gate_verdict"]) == ["found", "misattributed"]
+
+
+def test_edited_corpus_is_rebuilt_not_loaded(tmp_path, monkeypatch) -> None:
+    calls = _counting_build(monkeypatch)
+    Audit.from_corpus(DOCS, cache=tmp_path)
+    edited = dict(DOCS, doc000003=DOCS["doc000003"].replace(DOCS["doc000003"].split()[12], "zzzedited", 1))
+    rows = Audit.from_corpus(edited, cache=tmp_path).check(CITATIONS)
+    assert calls == [len(DOCS), len(DOCS)]
+    assert rows["gate_verdict"][0] == "not_found"  # the quote's word is gone from the edited document
+
+
+def test_renamed_document_is_a_different_corpus() -> None:
+    renamed = {("x" + k if k == "doc000001" else k): v for k, v in DOCS.items()}
+    assert index_cache.corpus_key(renamed) != index_cache.corpus_key(DOCS)
+
+
+def test_other_normalizer_version_is_not_loaded(tmp_path, monkeypatch) -> None:
+    key = index_cache.corpus_key(DOCS)
+    index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    monkeypatch.setattr(index_cache, "NORMALIZER_VERSION", index_cache.NORMALIZER_VERSION + 1)
+    assert index_cache.corpus_key(DOCS) != key
+    assert index_cache.load_index(tmp_path, key, DOCS) is None  # same file, header of another version
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_key_header"])
+def test_damaged_cache_file_is_ignored_and_rebuilt(tmp_path, monkeypatch, damage) -> None:
+    key = index_cache.corpus_key(DOCS)
+    path = index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not an index")
+    else:
+        lines = data.split(b"\n", 2)
+        header = json.loads(lines[1])
+        header["key"] = "0" * 64
+        path.write_bytes(lines[0] + b"\n" + json.dumps(header).encode() + b"\n" + lines[2])
+    assert index_cache.load_index(tmp_path, key, DOCS) is None
+    calls = _counting_build(monkeypatch)
+    rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
+    assert calls == [len(DOCS)] and list(rows["gate_verdict"]) == ["found", "misattributed"]
+    assert index_cache.load_index(tmp_path, key, DOCS) is not None  # written again
+
+
+def test_unwritable_cache_folder_warns_and_audits(tmp_path, capsys) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    rows = Audit.from_corpus(DOCS, cache=blocker / "cache").check(CITATIONS)
+    assert list(rows["gate_verdict"]) == ["found", "misattributed"]
+    assert "warning: index cache not written" in capsys.readouterr().err
+
+
+def test_audit_command_with_cache_writes_the_same_bytes_cold_and_warm(tmp_path: Path) -> None:
+    corpus, citations = FIXTURES / "audit" / "corpus.json", FIXTURES / "audit" / "citations.jsonl"
+    outputs = []
+    for run in ("cold", "warm", "plain"):
+        out = tmp_path / f"{run}.jsonl"
+        cache = [] if run == "plain" else ["--cache", str(tmp_path / "cache")]
+        args = ("audit", "--corpus", str(corpus), "--citations", str(citations), "--output", str(out), "--quiet")
+        done = run_cli(*args, *cache)
+        assert done.returncode == 0, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert len(list((tmp_path / "cache").glob("corpus-index-*.bin"))) == 1
+
+
+def test_cached_index_keeps_the_stops_of_negator_prefixes_and_unlisted_scripts(tmp_path: Path) -> None:
+    from tests.audit.index.test_index_build import TOKEN_SCAN_DOCS
+
+    key = index_cache.corpus_key(TOKEN_SCAN_DOCS)
+    index_cache.store_index(tmp_path, key, build_corpus_index(TOKEN_SCAN_DOCS))
+    loaded = index_cache.load_index(tmp_path, key, TOKEN_SCAN_DOCS)
+    assert loaded is not None
+    built = build_corpus_index(TOKEN_SCAN_DOCS)
+    assert _readable(loaded) == _readable(built)
+    # the matcher reads "stops are the negations object" as "no unlisted-script token": keep that too
+    assert [d.elision_stops is d.negations for d in loaded.docs] == [d.elision_stops is d.negations for d in built.docs]
+    assert [d.elision_stops is d.negations for d in loaded.docs].count(False) == 1  # the Georgian document
+
+
+def test_loading_a_cached_index_runs_no_per_document_rule(tmp_path: Path) -> None:
+    from claimgate.audit.text import negation
+    from claimgate.audit.text import reference as normalize
+
+    from tests.audit.index.test_index_build import TOKEN_SCAN_DOCS
+
+    docs = dict(DOCS, **TOKEN_SCAN_DOCS)
+    key = index_cache.corpus_key(docs)
+    index_cache.store_index(tmp_path, key, build_corpus_index(docs))
+    rules = {
+        f.__code__
+        for f in (negation.needs_token_scan, negation.negation_positions, negation.unchecked_script_positions,
+                  normalize.normalize_text_reference)
+    }  # fmt: skip
+    ran: list[str] = []
+
+    def watch(frame, event, arg):  # by code object: whatever name a module imported the rule under
+        if event == "call" and frame.f_code in rules:
+            ran.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        loaded = index_cache.load_index(tmp_path, key, docs)
+    finally:
+        sys.setprofile(None)
+    assert loaded is not None and len(loaded) == len(docs)
+    assert ran == []
+
+
+def _format_1_file(tmp_path: Path, monkeypatch, docs) -> tuple[str, Path]:
+    """A cache file laid out as format 1 wrote it (per-document arrays, one key per posting); its key and path."""
+    index = build_corpus_index(docs)
+    table = list(index.docs)
+    uni_keys, uni_docs = index.token_postings.expanded()
+    bi_keys, bi_docs = index.pair_postings.expanded()
+    payload = {
+        "doc_ids": index.doc_ids,
+        "strings": index.strings,
+        "token_ids": b"".join(d.token_bytes for d in table),
+        "starts": b"".join(d.starts.tobytes() for d in table),
+        "ends": b"".join(d.ends.tobytes() for d in table),
+        "token_counts": np.array([d.n_tokens for d in table], dtype=np.int64),
+        "negations": b"".join(d.negations.tobytes() for d in table),
+        "negation_counts": np.array([len(d.negations) for d in table], dtype=np.int64),
+        "has_ellipsis": np.array([d.has_ellipsis for d in table], dtype=bool),
+        "brackets": {k: sorted(d.brackets) for k, d in enumerate(table) if d.brackets},
+        "joined_words": {k: d.joined_words for k, d in enumerate(table) if d.joined_words},
+        "postings": (uni_keys, uni_docs, bi_keys, bi_docs),
+    }
+    with monkeypatch.context() as patch:
+        patch.setattr(index_cache, "INDEX_FORMAT", 1)
+        key = index_cache.corpus_key(docs)
+        patch.setattr(index_cache, "_payload", lambda index: payload)
+        return key, index_cache.store_index(tmp_path, key, index)
+
+
+def test_format_1_cache_is_rebuilt_not_misread(tmp_path: Path, monkeypatch) -> None:
+    from tests.audit.index.test_index_build import TOKEN_SCAN_DOCS
+
+    old_key, old_path = _format_1_file(tmp_path, monkeypatch, TOKEN_SCAN_DOCS)
+    assert index_cache.corpus_key(TOKEN_SCAN_DOCS) != old_key  # another key, so another file
+    assert index_cache.load_index(tmp_path, old_key, TOKEN_SCAN_DOCS) is None  # its header names format 1
+    new_key = index_cache.corpus_key(TOKEN_SCAN_DOCS)
+    index_cache.cache_path(tmp_path, new_key).write_bytes(old_path.read_bytes())  # even under the new name
+    assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is None
+    calls = _counting_build(monkeypatch)
+    Audit.from_corpus(TOKEN_SCAN_DOCS, cache=tmp_path)
+    assert calls == [len(TOKEN_SCAN_DOCS)]  # rebuilt
+    assert index_cache.load_index(tmp_path, new_key, TOKEN_SCAN_DOCS) is not None  # and written in this format
+
+
+# ------------------------------------------------------------------ damaged files (a bit, a cut, a bad payload)
+
+
+def _stored_file(folder: Path) -> tuple[Path, bytes]:
+    path = index_cache.store_index(folder, index_cache.corpus_key(DOCS), build_corpus_index(DOCS))
+    return path, path.read_bytes()
+
+
+COLD_ROWS = Audit.from_corpus(DOCS).check(CITATIONS).to_json()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_flipped_bit_or_truncated_cache_file_gives_the_cold_rows_and_is_rewritten(tmp_path, capsys, data) -> None:
+    path, good = _stored_file(tmp_path)
+    damaged = bytearray(good)
+    if data.draw(st.booleans(), label="truncate"):
+        damaged = damaged[: data.draw(st.integers(0, len(good) - 1), label="length")]
+    else:
+        bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
+        damaged[bit // 8] ^= 1 << (bit % 8)
+    path.write_bytes(bytes(damaged))
+    capsys.readouterr()
+    rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)  # never raises
+    assert rows.to_json() == COLD_ROWS
+    assert path.read_bytes() == good  # rebuilt and written again, not left damaged
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "is damaged, rebuilt" in warnings[0]
+
+
+def test_every_flipped_bit_of_a_small_cache_file_is_detected(tmp_path) -> None:
+    # the whole file, byte by byte (one bit of each): magic, header and payload alike
+    docs = {"a": "alpha beta gamma delta", "b": "the quick brown fox does not jump"}
+    key = index_cache.corpus_key(docs)
+    path = index_cache.store_index(tmp_path, key, build_corpus_index(docs))
+    good = path.read_bytes()
+    for offset in range(len(good)):
+        damaged = bytearray(good)
+        damaged[offset] ^= 1 << (offset % 8)
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(index_cache.DamagedCacheError):
+            index_cache.read_index(tmp_path, key, docs)
+
+
+def test_damaged_payload_is_never_unpickled(tmp_path, monkeypatch) -> None:
+    path, good = _stored_file(tmp_path)
+    damaged = bytearray(good)
+    damaged[-100] ^= 0x10
+    path.write_bytes(bytes(damaged))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("damaged bytes reached pickle")
+
+    monkeypatch.setattr(index_cache.pickle, "load", refuse)
+    with pytest.raises(index_cache.DamagedCacheError, match="digest"):
+        index_cache.read_index(tmp_path, index_cache.corpus_key(DOCS), DOCS)
+
+
+def test_bad_payload_under_a_matching_digest_is_rebuilt_not_raised(tmp_path, monkeypatch, capsys) -> None:
+    # a file another (buggy) writer made: the digest is right but the payload is not an index
+    key = index_cache.corpus_key(DOCS)
+    with monkeypatch.context() as patch:
+        patch.setattr(index_cache, "_payload", lambda index: {"doc_ids": sorted(DOCS), "segments": [(0, 0)]})
+        path = index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
+    rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
+    assert rows.to_json() == COLD_ROWS
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "cannot be loaded" in err and "\n" == err[-1]
+    assert index_cache.load_index(tmp_path, key, DOCS) is not None and path.exists()
+
+
+def test_audit_command_with_a_flipped_bit_in_its_cache_warns_and_writes_the_cold_bytes(tmp_path: Path) -> None:
+    corpus, citations = FIXTURES / "audit" / "corpus.json", FIXTURES / "audit" / "citations.jsonl"
+    base = ("audit", "--corpus", str(corpus), "--citations", str(citations), "--cache", str(tmp_path / "c"), "--quiet")
+    assert run_cli(*base, "--output", str(tmp_path / "cold.jsonl")).returncode == 0
+    (path,) = (tmp_path / "c").glob("corpus-index-*.bin")
+    good = path.read_bytes()
+    for offset in (244, 1694, len(good) - 1):  # the tester's two offsets (a verdict changed; an IndexError)
+        damaged = bytearray(good)
+        damaged[offset] ^= 1
+        path.write_bytes(bytes(damaged))
+        done = run_cli(*base, "--output", str(tmp_path / "flipped.jsonl"))
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "flipped.jsonl").read_bytes() == (tmp_path / "cold.jsonl").read_bytes()
+        assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["warning"]
+        assert path.read_bytes() == good
