@@ -7,14 +7,13 @@ import inspect
 import pandas as pd
 import pytest
 from claimgate.gate import results, stages
+from claimgate.gate.decision_order import decided_at_by_reason, gate_decision_stages
 from claimgate.gate.decisions import (
     DECISION_COLUMNS,
     Stage,
     case_decisions,
-    decided_at_by_reason,
     decision_stages,
     decisions,
-    gate_decision_stages,
     no_decisions,
 )
 from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS
@@ -204,7 +203,7 @@ def test_a_case_no_stage_decided_stops_the_assembly():
     table = pd.DataFrame({"position": [0, 1], "case_id": ["a", "b"]})
     only_first = Stage(decided=decisions([0], status="refused", reason="invalid_case", error="GateError"), passed=None)
     with pytest.raises(AssertionError, match="exactly one stage"):
-        case_decisions(table, [only_first])
+        case_decisions(table, [only_first], decided_at_by_reason())
 
 
 def test_deciding_nodes_that_are_not_one_chain_are_refused():
@@ -264,7 +263,8 @@ def test_the_stages_decide_every_case_once_as_the_one_case_reference_does(pages,
     missing = stages.missing_sources(errors, claims)
     conflicts = stages.conflicting_values(missing)
     agreed = stages.agreed_values(conflicts)
-    decided = case_decisions(table, [requests, eligible, errors, missing, conflicts, agreed])  # each case once
+    stages_in_order = [requests, eligible, errors, missing, conflicts, agreed]
+    decided = case_decisions(table, stages_in_order, decided_at_by_reason())  # each case once
     records = {record["source_id"]: record for record in sources.to_dict("records")}
     for position, row in enumerate(rows):
         one = decide_case(row, records, QUILL)
