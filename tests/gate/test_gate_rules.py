@@ -43,8 +43,6 @@ def sources_of(run: drivers.GateRun) -> dict:
     return {record["source_id"]: record for record in run.verified_sources.to_dict("records")}
 
 
-
-
 @pytest.fixture(scope="module")
 def quill_with_bad_version(tmp_path_factory) -> Path:
     """A copy of the Quill fixtures whose manifest adds ``quill-rc`` pinned with version ``1.0-rc``."""
