@@ -52,7 +52,7 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """docs/gate-rules.md case by case: manifest verified once, ``decide_case`` per row, the same JSONL writer."""
     from claimgate.execution.drivers import case_entry
     from claimgate.gate.reference import decide_case
-    from claimgate.gate.requests import refused_result
+    from claimgate.gate.result_object import refused_result
     from claimgate.gate.schema import load_schema
     from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest

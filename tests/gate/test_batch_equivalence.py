@@ -12,7 +12,7 @@ import json
 import pytest
 from claimgate.execution import drivers
 from claimgate.gate.reference import decide_case
-from claimgate.gate.requests import refused_result
+from claimgate.gate.result_object import refused_result
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
 from ..helpers import FIXTURES

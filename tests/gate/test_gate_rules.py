@@ -1,9 +1,9 @@
 """The exact rules of docs/gate-rules.md, through the batch gate (``drivers.run_gate``) and the one-case reference.
 
-Request checks and their order, directive errors, claim spans, the answer request's exact
-text, ``document_revision``, version selection, candidate order, the result object of each
-status, and the batch gate equal to ``reference.decide_case`` field for field (on the
-fixtures and on a seeded random case table with bad rows).
+Request checks and their order, directive errors, claim spans, ``document_revision``,
+version selection, candidate order, and the batch gate equal to ``reference.decide_case``
+field for field (on the fixtures and on a seeded random case table with bad rows). The
+answer request's exact text and the result object of each status: ``test_result_object.py``.
 """
 
 from __future__ import annotations
@@ -22,40 +22,8 @@ from claimgate.gate.reference import decide_case
 from claimgate.gate.schema import load_schema
 
 from ..helpers import FIXTURES, pin_sources
+from .test_result_object import CLAIM_FIELDS
 
-SYSTEM_CONTENT = (
-    "Describe only the supplied explicit fictional API contract. "
-    "Cite every supplied source ID. Do not invent an unsupported rule."
-)
-CLAIM_FIELDS = [
-    "source_id",
-    "version",
-    "path",
-    "url",
-    "source_sha256",
-    "document_revision",
-    "operation",
-    "claim_key",
-    "value",
-    "start_line",
-    "end_line",
-    "start",
-    "end",
-    "quote",
-]
-DECIDED_FIELDS = [
-    "requested_version",
-    "claim_key",
-    "operation",
-    "candidate_ids",
-    "eligible_source_ids",
-    "excluded_wrong_version_ids",
-    "answer_request",
-    "status",
-    "reason",
-    "claims",
-]
-REFUSED_FIELDS = {"status", "error", "reason", "answer_request", "decided_at"}
 QUILL = load_schema()
 
 
@@ -73,13 +41,6 @@ def run_cases(tmp_path: Path, rows: list, manifest: Path | None = None) -> dict:
 
 def sources_of(run: drivers.GateRun) -> dict:
     return {record["source_id"]: record for record in run.verified_sources.to_dict("records")}
-
-
-
-
-@pytest.fixture(scope="module")
-def fixture_results(fixture_run) -> dict:
-    return dict(zip(fixture_run.results["case_id"], fixture_run.results["result"]))
 
 
 @pytest.fixture(scope="module")
@@ -379,51 +340,6 @@ def test_document_revision_of_every_fixture_claim_follows_the_formula(fixture_re
             assert claim["document_revision"] == hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-# ----------------------------------------------------------------------------- the answer request
-
-
-@pytest.mark.parametrize("case_id", ["newer-wrong-version-excluded", "compatible-agreement"])
-def test_the_answer_request_has_the_exact_shape(fixture_results, case_id):
-    result = fixture_results[case_id]
-    request = result["answer_request"]
-    assert list(request) == ["messages"]
-    system, user = request["messages"]
-    assert system == {"role": "system", "content": SYSTEM_CONTENT}
-    assert list(user) == ["role", "content"] and user["role"] == "user"
-    expected = json.dumps(
-        {
-            "requested_version": result["requested_version"],
-            "operation": "create_copy",
-            "claim_key": result["claim_key"],
-            "source_claims": result["claims"],
-        },
-        sort_keys=True,
-    )
-    assert user["content"] == expected
-    decoded = json.loads(user["content"])
-    assert set(decoded) == {"requested_version", "operation", "claim_key", "source_claims"}
-    for claim in decoded["source_claims"]:
-        assert sorted(claim) == sorted(CLAIM_FIELDS)
-    assert {c["source_id"] for c in decoded["source_claims"]} == set(result["eligible_source_ids"])
-
-
-def test_the_answer_request_of_compatible_agreement_cites_both_sources_by_line_and_span(fixture_results):
-    claims = json.loads(fixture_results["compatible-agreement"]["answer_request"]["messages"][1]["content"])[
-        "source_claims"
-    ]
-    assert [(c["source_id"], c["value"], c["start_line"]) for c in claims] == [
-        ("quill-guide", "refuse", 10),
-        ("quill-reference", "refuse", 12),
-    ]
-
-
-@pytest.mark.parametrize(
-    "case_id", ["same-version-conflict", "absent-version", "missing-claim", "partial-missing-claim"]
-)
-def test_only_a_ready_case_carries_an_answer_request(fixture_results, case_id):
-    assert fixture_results[case_id]["answer_request"] is None
-
-
 # ----------------------------------------------------------------------------- version selection and order
 
 
@@ -513,47 +429,6 @@ def test_one_bad_case_never_stops_the_others(tmp_path):
     got = run.results.iloc[::2].reset_index(drop=True)
     assert got["result"].tolist() == expected["result"].tolist()
     assert (run.results.iloc[1::2]["error"] == "GateError").all()
-
-
-# ----------------------------------------------------------------------------- the result object per status
-
-
-def test_ready_result_has_agreed_value_and_no_missing_ids(fixture_results):
-    result = fixture_results["compatible-agreement"]
-    assert list(result) == [*DECIDED_FIELDS, "agreed_value", "decided_at"]
-    assert result["agreed_value"] == "refuse"
-    assert result["operation"] == "create_copy"
-
-
-def test_conflict_result_has_all_claims_and_neither_extra_field(fixture_results):
-    result = fixture_results["same-version-conflict"]
-    assert list(result) == [*DECIDED_FIELDS, "decided_at"]
-    assert sorted((c["source_id"], c["value"]) for c in result["claims"]) == [
-        ("quill-conflicting-guide", "overwrite"),
-        ("quill-guide", "refuse"),
-    ]
-
-
-def test_no_eligible_version_result_has_neither_extra_field(fixture_results):
-    result = fixture_results["absent-version"]
-    assert list(result) == [*DECIDED_FIELDS, "decided_at"]
-    assert result["excluded_wrong_version_ids"] == ["quill-guide", "quill-new-version"]
-
-
-def test_requested_claim_missing_result_names_the_silent_sources_and_keeps_the_found_claims(fixture_results):
-    result = fixture_results["partial-missing-claim"]
-    assert list(result) == [*DECIDED_FIELDS, "missing_claim_source_ids", "decided_at"]
-    assert result["missing_claim_source_ids"] == ["quill-missing-claim"]
-    assert [(c["source_id"], c["value"]) for c in result["claims"]] == [("quill-guide", "refuse")]
-    silent = fixture_results["missing-claim"]
-    assert silent["missing_claim_source_ids"] == ["quill-guide"] and silent["claims"] == []
-
-
-@pytest.mark.parametrize("case_id", ["unknown-directive-value", "malformed-directive"])
-def test_refused_result_is_exactly_status_error_reason_null_request_decided_at(fixture_results, case_id):
-    result = fixture_results[case_id]
-    assert set(result) == REFUSED_FIELDS
-    assert result["status"] == "refused" and result["error"] == "DirectiveError" and result["answer_request"] is None
 
 
 def test_silence_never_counts_as_agreement(tmp_path):

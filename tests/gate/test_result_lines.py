@@ -1,7 +1,7 @@
 """The JSON lines joined from the decisions (``gate.result_lines``) are the bytes of the reference path.
 
 The reference is each case's result object from ``gate_result``, wrapped by
-``requests.case_entry`` and written by ``tables.jsonl_line``. ``result_lines`` joins the
+``result_object.case_entry`` and written by ``tables.jsonl_line``. ``result_lines`` joins the
 same bytes from pieces serialized once per batch; a case holding a value orjson refuses
 (a lone surrogate, an integer beyond 64 bits) is written through the reference path.
 """
@@ -13,7 +13,7 @@ import json
 
 from claimgate.execution import drivers, streaming
 from claimgate.gate import result_lines
-from claimgate.gate.requests import case_entry
+from claimgate.gate.result_object import case_entry
 from claimgate.io.tables import case_table_frame, jsonl_line
 from claimgate.synthetic.gate_inputs import case_rows, write_sources
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ..helpers import FIXTURES
 
-LINE_NODES = ["case_table", "gate_result", "case_outcomes", "result_parts_of_batch", "result_lines"]
+LINE_NODES = ["case_table", "gate_result", "case_outcomes", "result_parts", "result_lines"]
 
 
 def decided(manifest, rows: list) -> dict:
@@ -80,9 +80,7 @@ def hostile_rows(draw, source_ids: list[str]) -> list:
         if draw(st.booleans()):
             row: object = {
                 "case_id": draw(st.sampled_from([f"c{number}", "\ud800", "c0", None])),
-                "candidate_ids": draw(
-                    st.lists(st.sampled_from([*source_ids, "\udc00", "nope"]), max_size=4) | _values
-                ),
+                "candidate_ids": draw(st.lists(st.sampled_from([*source_ids, "\udc00", "nope"]), max_size=4) | _values),
                 "requested_version": draw(st.sampled_from(["1.0", "2.0", "3.1", "9.9"]) | _values),
                 "claim_key": draw(st.sampled_from(["existing_path", "close_required"]) | _values),
             }
@@ -112,7 +110,7 @@ def test_hostile_rows_give_the_reference_bytes(tmp_path_factory, data):
 def test_a_claim_orjson_refuses_is_written_through_the_reference_path():
     rows = json.loads((FIXTURES / "cases.json").read_text(encoding="utf-8"))
     values = decided(FIXTURES / "manifest.json", rows)
-    parts = values["result_parts_of_batch"]
+    parts = values["result_parts"]
     assert parts.claim_records, "the fixtures cite claims"
     records = [{**record, "quote": record["quote"] + "\ud800"} for record in parts.claim_records]
     spoiled = dataclasses.replace(parts, claim_records=records)
@@ -131,8 +129,13 @@ def test_a_claim_orjson_refuses_is_written_through_the_reference_path():
     assert lines == expected
 
 
-def test_the_lines_module_adds_exactly_its_four_nodes_to_the_gate_driver():
-    gate = set(drivers.gate_driver().graph.nodes)
-    lines = set(drivers.gate_lines_driver().graph.nodes)
-    assert lines - gate == {"parsed_claim_records", "result_parts_of_batch", "case_outcomes", "result_lines"}
-    assert gate <= lines
+def test_the_lines_module_adds_exactly_its_three_nodes_to_the_gate_driver():
+    # ``result_parts`` is a gate node read by both writers; ``parsed_claim_records`` is its optional
+    # input in the gate driver (built per batch) and this module's node (built once per table).
+    gate = drivers.gate_driver().graph.nodes
+    lines = drivers.gate_lines_driver().graph.nodes
+    functions = {name for name, node in lines.items() if not node.user_defined}
+    added = {name for name in functions if name not in gate or gate[name].user_defined}
+    assert added == {"parsed_claim_records", "case_outcomes", "result_lines"}
+    assert gate["parsed_claim_records"].user_defined and not lines["parsed_claim_records"].user_defined
+    assert set(gate) <= set(lines)

@@ -6,21 +6,16 @@ import inspect
 
 import pandas as pd
 import pytest
-from claimgate.gate import results, stages
+from claimgate.gate import stages
+from claimgate.gate.decision_order import decided_at_by_reason, gate_decision_stages
 from claimgate.gate.decisions import (
     DECISION_COLUMNS,
     Stage,
     case_decisions,
-    decided_at_by_reason,
-    decision_stages,
-    decisions,
-    gate_decision_stages,
     no_decisions,
 )
 from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS
-from claimgate.gate.requests import REQUEST_CHECKS
 from claimgate.gate.schema import load_schema
-from hamilton.graph import FunctionGraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,21 +154,6 @@ def test_agreed_values_decides_ready_for_every_case_left_with_its_agreed_value()
     assert stage.passed.empty
 
 
-def test_decision_order_is_read_from_the_graph_and_tags():
-    assert [name for name, _ in gate_decision_stages()] == [
-        "validated_requests",
-        "eligible_sources",
-        "directive_errors",
-        "missing_sources",
-        "conflicting_values",
-        "agreed_values",
-    ]
-    by_reason = decided_at_by_reason()
-    assert {r: by_reason[r] for r in REQUEST_CHECKS} == dict.fromkeys(REQUEST_CHECKS, "validated_requests")
-    directive = {r: by_reason[r] for r in DIRECTIVE_ERROR_REASONS}
-    assert directive == dict.fromkeys(DIRECTIVE_ERROR_REASONS, "directive_errors")
-
-
 @pytest.mark.parametrize("name, reasons", gate_decision_stages())
 def test_the_deciding_node_holds_its_decision(name, reasons):
     source = inspect.getsource(getattr(stages, name))
@@ -185,12 +165,6 @@ def test_the_deciding_node_holds_its_decision(name, reasons):
         assert all(f'"{reason}"' in source for reason in reasons), name
 
 
-def test_gate_result_decides_nothing():
-    source = inspect.getsource(results)
-    every_reason = [reason for _, reasons in gate_decision_stages() for reason in reasons]
-    assert not [reason for reason in every_reason if f'"{reason}"' in source]
-
-
 def test_every_directive_error_the_parser_raises_is_declared_by_directive_errors():
     from claimgate.gate import directives
 
@@ -198,30 +172,6 @@ def test_every_directive_error_the_parser_raises_is_declared_by_directive_errors
         piece.split('"')[1] for piece in inspect.getsource(directives).split("DirectiveError(")[1:] if '"' in piece
     )
     assert raised == set(DIRECTIVE_ERROR_REASONS)
-
-
-def test_a_case_no_stage_decided_stops_the_assembly():
-    table = pd.DataFrame({"position": [0, 1], "case_id": ["a", "b"]})
-    only_first = Stage(decided=decisions([0], status="refused", reason="invalid_case", error="GateError"), passed=None)
-    with pytest.raises(AssertionError, match="exactly one stage"):
-        case_decisions(table, [only_first])
-
-
-def test_deciding_nodes_that_are_not_one_chain_are_refused():
-    from hamilton.ad_hoc_utils import create_temporary_module
-    from hamilton.function_modifiers import tag
-
-    @tag(decides=["left"])
-    def left(x: int) -> int:
-        return x
-
-    @tag(decides=["right"])
-    def right(x: int) -> int:
-        return x
-
-    module = create_temporary_module(left, right)
-    with pytest.raises(ValueError, match="not one chain"):
-        decision_stages(FunctionGraph.from_modules(module, config={}))
 
 
 _PAGE_TEXT = {
@@ -264,7 +214,8 @@ def test_the_stages_decide_every_case_once_as_the_one_case_reference_does(pages,
     missing = stages.missing_sources(errors, claims)
     conflicts = stages.conflicting_values(missing)
     agreed = stages.agreed_values(conflicts)
-    decided = case_decisions(table, [requests, eligible, errors, missing, conflicts, agreed])  # each case once
+    stages_in_order = [requests, eligible, errors, missing, conflicts, agreed]
+    decided = case_decisions(table, stages_in_order, decided_at_by_reason())  # each case once
     records = {record["source_id"]: record for record in sources.to_dict("records")}
     for position, row in enumerate(rows):
         one = decide_case(row, records, QUILL)

@@ -10,7 +10,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from claimgate.gate import stages as gate_stages
-from claimgate.gate.requests import case_entry
+from claimgate.gate.result_object import case_entry
 
 if TYPE_CHECKING:
     from claimgate.execution.drivers import GateRun

@@ -1,23 +1,19 @@
-"""What a decision stage returns, and which node decides what (read from the graph).
+"""What a decision stage returns, and how a decision order is read from a Hamilton graph (no concrete stage).
 
-Every deciding node of the gate returns a ``Stage``: the cases it decided (one row
-per case, ``DECISION_COLUMNS``) and the rows it passes on for the cases it left
-open. A deciding node declares the reason codes it decides with Hamilton's
-``@tag(decides=[...])``; ``decision_stages`` reads those tags from the Hamilton
-graph and orders the deciding nodes by their dependencies. That one reading is
-the only source of:
-
-- ``decided_at`` in every result (``decided_at_by_reason``: the node whose tag
-  lists the reason, and whose code decided it);
-- the decision order drawn in the pictures (``claimgate.pictures``) and written
-  in the one-case reference (``claimgate.gate.reference``).
+Every deciding node returns a ``Stage``: the cases it decided (one row per case,
+``DECISION_COLUMNS``) and the rows it passes on for the cases it left open. A
+deciding node declares the reason codes it decides with Hamilton's
+``@tag(decides=[...])``; ``decision_stages`` reads those tags from any Hamilton
+graph and orders the deciding nodes by their dependencies. This module knows no
+concrete stage: the gate's own order, read once from ``stages.py``, is
+``decision_order.py``, and that one reading is the only source of ``decided_at`` in
+every result and of the decision order drawn in the pictures (``claimgate.pictures``).
 
 See docs/gate-rules.md, "Decision order".
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -111,25 +107,13 @@ def downstream(graph, name: str) -> set[str]:
     return {other for other in graph.nodes if name in upstream(graph, other)}
 
 
-@functools.cache
-def gate_decision_stages() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """``decision_stages`` of the gate's stage module (``claimgate.gate.stages``), read once per process."""
-    from hamilton.graph import FunctionGraph
-
-    from claimgate.gate import stages
-
-    return decision_stages(FunctionGraph.from_modules(stages, config={}))
-
-
-@functools.cache
-def decided_at_by_reason() -> dict[str, str]:
-    """Reason code → name of the gate node that decides it (from the ``decides`` tags)."""
-    return {reason: name for name, reasons in gate_decision_stages() for reason in reasons}
-
-
-def case_decisions(case_table: pd.DataFrame, stages: list[Stage]) -> pd.DataFrame:
+def case_decisions(
+    case_table: pd.DataFrame, stages: list[Stage], decided_at_by_reason: Mapping[str, str]
+) -> pd.DataFrame:
     """Every case's decision, in case-table order: ``DECISION_COLUMNS`` plus ``decided_at`` (str).
 
+    ``decided_at_by_reason`` maps each reason to the node that decides it (for the gate,
+    ``decision_order.decided_at_by_reason()``, read from the ``decides`` tags).
     Raises ``AssertionError`` when a case was decided by no stage or by two (the
     stages' contract is broken) or a reason is claimed by no stage's tag.
     """
@@ -139,7 +123,7 @@ def case_decisions(case_table: pd.DataFrame, stages: list[Stage]) -> pd.DataFram
     assert decided.index.is_unique and np.array_equal(decided.index.to_numpy(), np.sort(positions)), (
         "every case must be decided by exactly one stage"
     )
-    decided_at = decided["reason"].map(decided_at_by_reason())
+    decided_at = decided["reason"].map(dict(decided_at_by_reason))
     undeclared = sorted(set(decided["reason"][decided_at.isna()]))
     assert not undeclared, f"reasons no stage declares: {undeclared}"
     return decided.assign(decided_at=decided_at.astype("str")).reindex(positions)

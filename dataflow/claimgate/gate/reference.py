@@ -1,13 +1,18 @@
-"""The gate's rules applied to one case at a time: the readable reference.
+"""The gate's rules applied to one case at a time: the executable specification, and the online single-case path.
 
-This is the specification of docs/gate-rules.md written as one plain function, with
-no frames. It is not the production path (``stages.py`` decides a whole case table
-over frames in one Hamilton execution); it exists so that the batch gate can be
-checked against it field for field (tests) and measured against it (the
-``benchmarks/gate_scale.py`` baseline). Like the rules page, it parses the eligible
-sources of every case again. ``decided_at`` is not written here: it is the node whose
-``@tag(decides=...)`` lists the reason (``decisions.decided_at_by_reason``), so the
-reference and the batch gate name the same node.
+This is the specification of docs/gate-rules.md written as one plain function,
+``decide_case``, with no frames. The fast path it specifies is the batch gate: the
+deciding nodes of ``stages.py`` and the assembly of ``results.py``, which decide a
+whole case table over frames in one Hamilton execution (what the command line and
+``run_pipeline.py`` run). ``tests/gate/test_batch_equivalence.py`` holds the two
+equal field for field (and ``tests/gate/test_stages.py`` stage by stage);
+``benchmarks/gate_scale.py`` measures the batch against it. It also serves
+production: ``Gate.decide`` (``claimgate.api``) decides one online case with it,
+where one Hamilton execution would cost more than the case. Like the rules page, it
+parses the eligible sources of every case again. ``decided_at`` is not written here:
+it is the node whose ``@tag(decides=...)`` lists the reason
+(``decision_order.decided_at_by_reason``), so the reference and the batch gate name
+the same node.
 
 Decision order: request checks (``GateError``) → no eligible source
 (``not_in_docs / no_eligible_version``) → a directive error in an eligible source
@@ -23,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from claimgate.errors import DirectiveError
-from claimgate.gate.decisions import decided_at_by_reason
+from claimgate.gate.decision_order import decided_at_by_reason
 from claimgate.gate.directives import parse_directives
-from claimgate.gate.requests import check_request, decided_result, refused_result
+from claimgate.gate.requests import check_request
+from claimgate.gate.result_object import decided_result, refused_result
 from claimgate.gate.schema import ClaimSchema
 
 
@@ -103,5 +109,5 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
 
 
 def _decided(common: dict, *, reason: str, **fields) -> dict:
-    """``requests.decided_result`` with ``decided_at`` looked up for ``reason``."""
+    """``result_object.decided_result`` with ``decided_at`` looked up for ``reason``."""
     return decided_result(**common, reason=reason, decided_at=decided_at_by_reason()[reason], **fields)

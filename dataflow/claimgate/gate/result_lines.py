@@ -7,7 +7,7 @@ piece that many cases share is serialized once per batch (a claim record, a clai
 text inside an answer request, a status and reason, a deciding node's name) and each
 case's line is joined from those bytes and a few small serializations of its own.
 
-The bytes are exactly those of ``io.tables.jsonl_line(requests.case_entry(request,
+The bytes are exactly those of ``io.tables.jsonl_line(result_object.case_entry(request,
 case_id, result))`` for the result object ``results.gate_result`` builds (tested on
 the fixtures, the benchmark inputs and random case tables): JSON serializes a string
 character by character, so the escaped text of a joined string is the join of the
@@ -15,9 +15,11 @@ escaped pieces. A case whose values ``orjson`` refuses (a lone surrogate, an int
 beyond 64 bits) is written through that reference path instead.
 
 No decision is taken here: statuses, reasons and ``decided_at`` come from the
-deciding stages (``decisions.case_decisions``). The entries' shape: docs/gate-rules.md,
-"Result objects". This module is part of the streaming driver only, so it is not
-drawn in the gate's DAG picture.
+deciding stages (node ``results.case_decisions``), and each case's lookups from node
+``results.result_parts``, the same nodes ``gate_result`` reads. The entries' shape:
+``result_object.py`` and docs/gate-rules.md, "Result objects". This module is part of
+the streaming driver only, so its three nodes (``parsed_claim_records``, built once per
+table, ``case_outcomes`` and ``result_lines``) are not drawn in the gate's DAG picture.
 """
 
 from __future__ import annotations
@@ -25,10 +27,8 @@ from __future__ import annotations
 import orjson
 import pandas as pd
 
-from claimgate.gate.decisions import Stage
-from claimgate.gate.requests import case_entry, entry_fields, refused_result, user_message_head
-from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of, result_parts
-from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.result_object import case_entry, entry_fields, refused_result, user_message_head
+from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of
 from claimgate.io.tables import jsonl_line
 
 #: Columns of ``case_outcomes``, in order.
@@ -38,40 +38,22 @@ _dumps = orjson.dumps
 
 
 def parsed_claim_records(parsed_claims: pd.DataFrame) -> ClaimRecords:
-    """Every parsed claim as a record and as its answer-request JSON, built once for the whole table."""
+    """Every parsed claim as a record and as its answer-request JSON, built once for the whole table.
+
+    Given to ``results.result_parts`` (which builds the same records per batch without it);
+    a streamed run computes it once and overrides it in every chunk.
+    """
     return claim_records_of(parsed_claims)
 
 
-def result_parts_of_batch(
-    case_table: pd.DataFrame,
-    validated_requests: Stage,
-    candidate_sources: pd.DataFrame,
-    eligible_sources: Stage,
-    directive_errors: Stage,
-    parsed_claims: pd.DataFrame,
-    requested_claims: pd.DataFrame,
-    missing_sources: Stage,
-    conflicting_values: Stage,
-    agreed_values: Stage,
-    claim_schema: ClaimSchema,
-    parsed_claim_records: ClaimRecords,
-) -> ResultParts:
-    """The lookups each case's result is built from (``results.ResultParts``), for this batch."""
-    stages = [validated_requests, eligible_sources, directive_errors]
-    stages += [missing_sources, conflicting_values, agreed_values]
-    return result_parts(
-        case_table, stages, candidate_sources, parsed_claims, requested_claims, claim_schema, parsed_claim_records
-    )
-
-
-def case_outcomes(case_table: pd.DataFrame, result_parts_of_batch: ResultParts) -> pd.DataFrame:
+def case_outcomes(case_table: pd.DataFrame, case_decisions: pd.DataFrame) -> pd.DataFrame:
     """Every case's decision without its result object; one row per case in case-table order.
 
     Columns: ``position`` (int64), ``case_id`` (object: str or None), ``status``,
     ``reason``, ``error``, ``detail``, ``decided_at`` (str): those of ``gate_result``
     without ``result``.
     """
-    decided = result_parts_of_batch.decided
+    decided = case_decisions
     frame = pd.DataFrame(
         {
             "position": decided.index.to_numpy(dtype="int64"),
@@ -108,7 +90,7 @@ class _LineWriter:
         self.refused: dict[tuple[str, str, str], bytes] = {}
 
     def request_head(self, requested_version: str, operation: str, claim_key: str) -> bytes:
-        """The answer request's bytes up to its first claim (``requests.answer_request_from_json``'s text)."""
+        """The answer request's bytes up to its first claim (``result_object.answer_request``'s text)."""
         key = (requested_version, operation, claim_key)
         head = self.request_heads.get(key)
         if head is None:
@@ -132,7 +114,7 @@ class _LineWriter:
         return found
 
     def refused_result(self, error: str, reason: str, decided_at: str) -> bytes:
-        """``,"result":`` and a refused case's result object (``requests.refused_result``), the entry closed."""
+        """``,"result":`` and a refused case's result object (``result_object.refused_result``), the entry closed."""
         key = (error, reason, decided_at)
         found = self.refused.get(key)
         if found is None:
@@ -191,13 +173,13 @@ class _LineWriter:
         )
 
 
-def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_parts_of_batch: ResultParts) -> bytes:
+def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_parts: ResultParts) -> bytes:
     """Every case's output entry as one JSON line (UTF-8, ``\\n``-terminated), in case-table order.
 
     The bytes equal ``jsonl_line(case_entry(request, case_id, result)) + b"\\n"`` per case,
     with ``result`` the case's object in ``gate_result`` (see the module docstring).
     """
-    writer = _LineWriter(result_parts_of_batch)
+    writer = _LineWriter(result_parts)
     lines: list[bytes] = []
     append = lines.append
     for request, case_id, position, status, error, reason, decided_at in zip(
@@ -216,6 +198,6 @@ def result_lines(case_table: pd.DataFrame, case_outcomes: pd.DataFrame, result_p
             else:
                 append(writer.decided_line(entry, position, status, reason, decided_at))
         except TypeError:  # orjson refused a value: the reference path writes this case
-            result = result_parts_of_batch.result_object(position, status, error, reason, decided_at)
+            result = result_parts.result_object(position, status, error, reason, decided_at)
             append(jsonl_line(case_entry(request, case_id, result)) + b"\n")
     return b"".join(lines)

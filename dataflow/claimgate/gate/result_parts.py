@@ -1,10 +1,11 @@
-"""What a batch's result objects are built from: per-case lookups over the decided frames (no Hamilton nodes).
+"""What a batch's result objects are built from: the per-case lookups and their helpers (no Hamilton nodes).
 
-Shared by ``results.gate_result`` (result objects in a frame) and ``result_lines`` (the
-same results as JSON lines for a streamed run), so both read the decisions the same way.
-Nothing here decides: statuses and reasons come from the deciding stages
-(``decisions.case_decisions``). The result object's fields: docs/gate-rules.md,
-"Result objects".
+The node ``results.result_parts`` builds a ``ResultParts`` once per batch; both
+``results.gate_result`` (result objects in a frame) and ``result_lines`` (the same
+results as JSON lines for a streamed run) read it, so both read the decisions the
+same way. Nothing here decides: statuses and reasons come from the deciding stages
+(``results.case_decisions``). The result object's shape is ``result_object.py``
+(docs/gate-rules.md, "Result objects").
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from claimgate.gate.decisions import Stage, case_decisions
-from claimgate.gate.requests import CLAIM_FIELDS, claim_json, decided_result, refused_result
-from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.result_object import CLAIM_FIELDS, claim_json, decided_result, refused_result
 
 
-def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
-    """Map each position in a sorted array to its ``[start, stop)`` row range."""
+def claim_slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
+    """Map each position in a sorted array (``requested_claims["position"]``) to its ``[start, stop)`` row range."""
     if len(positions) == 0:
         return {}
     unique, starts = np.unique(positions, return_index=True)
@@ -30,7 +29,7 @@ def _slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
 
 @dataclass(frozen=True)
 class ClaimRecords:
-    """Every parsed claim as a record of ``CLAIM_FIELDS`` and as its answer-request JSON (``requests.claim_json``).
+    """Every parsed claim as a record of ``CLAIM_FIELDS`` and as its answer-request JSON (``result_object.claim_json``).
 
     Built once per parsed claim (``to_dict("records")`` iterates Arrow-backed strings one
     by one), and each is serialized once for answer requests however many cases cite it.
@@ -47,7 +46,7 @@ def claim_records_of(parsed_claims: pd.DataFrame) -> ClaimRecords:
     return ClaimRecords(records, [claim_json(record) for record in records])
 
 
-def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
+def sources_by_case(candidate_sources: pd.DataFrame) -> dict[int, tuple[list[str], list[str]]]:
     """Position -> ``(eligible source ids, excluded wrong-version ids)``, each sorted by source id.
 
     One sort of the whole frame by ``(position, source id)`` (source ids ranked in Python's
@@ -78,7 +77,6 @@ def _eligible_and_excluded(candidate_sources: pd.DataFrame) -> dict[int, tuple[l
 class ResultParts:
     """What every result object of a batch is built from, as plain lookups by case position.
 
-    ``decided``: ``decisions.case_decisions`` (index ``position``, case-table order).
     ``requests``: position -> ``(candidate_ids, requested_version, claim_key, operation)``
     of each valid request. ``missing``: position -> missing claim source ids.
     ``agreed``: position -> agreed value. ``claim_records`` / ``claim_jsons``: every parsed
@@ -87,7 +85,6 @@ class ResultParts:
     into those lists. ``sources_by_case``: position -> ``(eligible ids, excluded ids)``.
     """
 
-    decided: pd.DataFrame
     requests: dict
     missing: dict
     agreed: dict
@@ -128,44 +125,3 @@ class ResultParts:
             claim_jsons=[self.claim_jsons[number] for number in numbers] if ready else None,
             system_prompt=self.system_prompt,
         )
-
-
-def result_parts(
-    case_table: pd.DataFrame,
-    stages: list[Stage],
-    candidate_sources: pd.DataFrame,
-    parsed_claims: pd.DataFrame,
-    requested_claims: pd.DataFrame,
-    claim_schema: ClaimSchema,
-    claim_records: ClaimRecords | None = None,
-) -> ResultParts:
-    """The lookups of ``ResultParts`` for one batch; ``stages`` are the six deciding stages in decision order.
-
-    ``claim_records``: ``claim_records_of(parsed_claims)`` when the caller already has it
-    (a streamed run builds it once for the whole table); built here otherwise.
-
-    Raises ``AssertionError`` as ``decisions.case_decisions`` does when a case is decided
-    by no stage or by two.
-    """
-    validated_requests, missing_sources, agreed_values = stages[0], stages[3], stages[5]
-    decided = case_decisions(case_table, stages)
-    # Lookups by position as plain dicts: per-case Series lookups would cost more than the results themselves.
-    valid = validated_requests.passed
-    fields = ("candidate_ids", "requested_version", "claim_key", "operation")
-    requests = dict(zip(valid["position"].tolist(), zip(*(valid[f].tolist() for f in fields))))
-    missing_frame = missing_sources.decided
-    missing = dict(zip(missing_frame["position"].tolist(), missing_frame["missing_claim_source_ids"]))
-    agreed = dict(zip(agreed_values.decided["position"].tolist(), agreed_values.decided["agreed_value"].tolist()))
-    claims = claim_records if claim_records is not None else claim_records_of(parsed_claims)
-    return ResultParts(
-        decided=decided,
-        requests=requests,
-        missing=missing,
-        agreed=agreed,
-        claim_records=claims.records,
-        claim_jsons=claims.jsons,
-        claim_numbers=requested_claims["claim_number"].tolist(),
-        claim_slices=_slices(requested_claims["position"].to_numpy()),
-        sources_by_case=_eligible_and_excluded(candidate_sources),
-        system_prompt=claim_schema.system_prompt,
-    )

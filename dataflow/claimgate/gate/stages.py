@@ -18,7 +18,8 @@ which is where ``decided_at`` and the pictures' decision order come from:
 ``validated_requests → eligible_sources → directive_errors → missing_sources →
 conflicting_values → agreed_values``, with ``candidate_sources``,
 ``source_directives``, ``parsed_claims`` and ``requested_claims`` carrying rows between
-them; ``gate_result`` (``claimgate.gate.results``) only assembles what they decided.
+them; the nodes of ``claimgate.gate.results`` (``case_decisions`` … ``gate_result``) only
+assemble what they decided.
 The whole case table is decided in one execution, over frames; per-case Python is
 limited to the request checks on raw rows. The rules: docs/gate-rules.md.
 """
@@ -34,7 +35,8 @@ from hamilton.function_modifiers import tag
 from claimgate.errors import DirectiveError
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, ignored_lines_of, parse_directives
-from claimgate.gate.requests import CLAIM_FIELDS, REQUEST_CHECKS, check_request, unversioned_source_ids
+from claimgate.gate.requests import REQUEST_CHECKS, check_request, unversioned_source_ids
+from claimgate.gate.result_object import CLAIM_FIELDS
 from claimgate.gate.schema import ClaimSchema
 
 _EMPTY_CANDIDATES = {
@@ -72,9 +74,7 @@ def validated_requests(case_table: pd.DataFrame, verified_sources: pd.DataFrame,
             operation, reason, detail = check_request(request, versions, claim_schema, unversioned)
         checked.append((position, request, operation, reason, detail))
     refused = [(p, r, d) for p, _, _, r, d in checked if r]
-    valid = [
-        (p, q["candidate_ids"], q["requested_version"], q["claim_key"], o) for p, q, o, r, _ in checked if not r
-    ]
+    valid = [(p, q["candidate_ids"], q["requested_version"], q["claim_key"], o) for p, q, o, r, _ in checked if not r]
     decided = decisions(
         [p for p, _, _ in refused],
         status="refused",
@@ -138,7 +138,7 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
     """Directives of every source eligible for at least one open case, each source parsed once.
 
     A dict of two frames. ``claims``: one row per (source, claim) with
-    ``requests.CLAIM_FIELDS`` (``start_line``/``end_line`` 1-based, ``start``/``end``
+    ``result_object.CLAIM_FIELDS`` (``start_line``/``end_line`` 1-based, ``start``/``end``
     character offsets, all int64; the rest str), sorted by ``source_id`` then ``start``.
     ``errors``: one row per source whose directives are refused (the parser's first
     ``DirectiveError``), columns ``source_id, reason, detail`` (str). Sources eligible
@@ -171,7 +171,7 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
 
 
 def parsed_claims(source_directives: dict) -> pd.DataFrame:
-    """One row per (eligible source, claim) with ``requests.CLAIM_FIELDS``, sorted by source id, offset."""
+    """One row per (eligible source, claim) with ``result_object.CLAIM_FIELDS``, sorted by source id, offset."""
     return source_directives["claims"]
 
 
