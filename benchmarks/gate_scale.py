@@ -56,7 +56,8 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     from claimgate.gate.schema import load_schema
     from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest
-    from claimgate.io.tables import case_table_frame, read_case_rows, write_jsonl
+    from claimgate.io.tables import case_table_frame, read_case_rows
+    from claimgate.io.writers import write_jsonl
 
     sources = {record["source_id"]: record for record in verified_sources(read_manifest(manifest)).to_dict("records")}
     schema = load_schema(None)
@@ -76,7 +77,7 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
 def run_whole(manifest: Path, cases: Path, output: Path) -> None:
     """The whole-table run: one Hamilton execution over the whole table, then the JSONL writer."""
     from claimgate.execution import drivers
-    from claimgate.io.tables import write_jsonl
+    from claimgate.io.writers import write_jsonl
 
     run = drivers.run_gate(manifest, cases)
     with drivers.gc_paused():

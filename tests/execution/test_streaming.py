@@ -1,6 +1,6 @@
 """A streamed gate run writes the bytes of the whole-table run, whatever the chunk size and executor.
 
-The whole-table run (``drivers.run_gate`` + ``tables.write_jsonl``) is the reference.
+The whole-table run (``drivers.run_gate`` + ``writers.write_jsonl``) is the reference.
 The streamed run reads the case table in chunks (``io.case_stream``), decides each
 chunk through the same driver with the table-wide values computed once
 (``execution.streaming``) and writes the lines as chunks complete. Refusals of the
@@ -18,7 +18,7 @@ from claimgate.execution import drivers, streaming
 from claimgate.execution.streaming import StreamSettings
 from claimgate.gate import stages
 from claimgate.io import case_stream
-from claimgate.io.tables import write_jsonl
+from claimgate.io.writers import write_jsonl
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
 from ..helpers import FIXTURES, pin_sources

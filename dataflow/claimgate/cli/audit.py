@@ -21,7 +21,7 @@ from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
 from claimgate.io.sources import pinned_paths
-from claimgate.io.tables import write_csv, write_json, write_jsonl
+from claimgate.io.writers import write_csv, write_json, write_jsonl
 from claimgate.resources import fixtures_dir
 
 # The audit's modules are imported inside the functions that run an audit, not with the command

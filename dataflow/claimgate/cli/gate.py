@@ -17,7 +17,7 @@ from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
-from claimgate.io.tables import valid_unicode, write_json, write_jsonl, write_parquet
+from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
 #: Ignored directive lines printed in the terminal at most (all of them are in a .json document).

@@ -12,7 +12,7 @@ one execution of the same driver per chunk, which asks for the final nodes
 ``result_lines`` and ``case_outcomes`` (``gate.result_lines``: the chunk's JSONL bytes,
 joined straight from the decisions, and its decisions without result objects); the
 lines are written in case-table order into one temporary file that replaces the
-output only when every chunk is written (``tables.write_atomic``). The decision nodes
+output only when every chunk is written (``atomic.write_atomic``). The decision nodes
 are the same functions as in a whole-table run and the case chunks carry the whole
 table's positions and duplicate checks (``io.case_stream``), so the bytes are the
 same (tested).
@@ -44,8 +44,8 @@ import pandas as pd
 
 from claimgate.execution import drivers, workers
 from claimgate.gate.decisions import Stage, decisions
+from claimgate.io.atomic import write_atomic
 from claimgate.io.case_stream import CaseChunks
-from claimgate.io.tables import write_atomic
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
 TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives", "parsed_claims", "parsed_claim_records")
@@ -258,7 +258,7 @@ def stream_gate(
     """Decide a case table chunk by chunk and write its JSONL output atomically; return the run's summary.
 
     The output's bytes equal those of a whole-table run written with
-    ``tables.write_jsonl`` (one ``drivers.case_entry`` per line, in case-table order).
+    ``writers.write_jsonl`` (one ``drivers.case_entry`` per line, in case-table order).
     Raises ``IngestionError`` for a refused case table, manifest, source or schema (in
     that order, as a whole-table run), before anything is written; ``OutputError``
     when the output cannot be written; ``ValueError`` for an unknown executor or

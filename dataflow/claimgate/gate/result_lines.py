@@ -29,7 +29,7 @@ from claimgate.gate.decisions import Stage
 from claimgate.gate.requests import case_entry, entry_fields, refused_result, user_message_head
 from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of, result_parts
 from claimgate.gate.schema import ClaimSchema
-from claimgate.io.tables import jsonl_line
+from claimgate.io.writers import jsonl_line
 
 #: Columns of ``case_outcomes``, in order.
 OUTCOME_COLUMNS = ("position", "case_id", "status", "reason", "error", "detail", "decided_at")
