@@ -50,9 +50,8 @@ TARGET_PEAK_MIB = 600
 
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """docs/gate-rules.md case by case: manifest verified once, ``decide_case`` per row, the same JSONL writer."""
-    from claimgate.execution.drivers import case_entry
     from claimgate.gate.reference import decide_case
-    from claimgate.gate.requests import refused_result
+    from claimgate.gate.requests import case_entry, refused_result
     from claimgate.gate.schema import load_schema
     from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest
@@ -76,12 +75,13 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
 
 def run_whole(manifest: Path, cases: Path, output: Path) -> None:
     """The whole-table run: one Hamilton execution over the whole table, then the JSONL writer."""
+    from claimgate.cli.documents import case_entries
     from claimgate.execution import drivers
     from claimgate.io.writers import write_jsonl
 
     run = drivers.run_gate(manifest, cases)
     with drivers.gc_paused():
-        write_jsonl(output, drivers.case_entries(run))
+        write_jsonl(output, case_entries(run))
 
 
 def child(kind: str, manifest: Path, cases: Path, output: Path) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from claimgate.cli.main import COMMANDS, split_command
 from claimgate.cli.options import command_parser, value_options
-from claimgate.execution.drivers import clipped
+from claimgate.cli.terminal import clipped
 from hypothesis import given
 from hypothesis import strategies as st
 

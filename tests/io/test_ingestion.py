@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest, read_source_text
 
 from ..helpers import pin_sources
@@ -225,7 +226,7 @@ def test_a_source_over_the_limit_is_source_too_large(tmp_path):
 
 def test_a_source_exactly_at_the_limit_is_accepted(tmp_path):
     manifest, cases = pin_sources(tmp_path, {"page": ("1.0", DIRECTIVE)})
-    run = drivers.run_gate(manifest, cases, max_source_bytes=len(DIRECTIVE))
+    run = drivers.run_gate(manifest, cases, settings=RunSettings(max_source_bytes=len(DIRECTIVE)))
     assert run.results["status"].tolist() == ["ready"]
 
 

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from claimgate.cli.options import Command, add_max_source_bytes, check_max_source_bytes
-from claimgate.execution.drivers import text_table
+from claimgate.cli.terminal import text_table
 from claimgate.gate.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
 from claimgate.gate.schema import load_schema
 
