@@ -22,8 +22,6 @@ MANIFEST = str(FIXTURES / "manifest.json")
 CASES = str(FIXTURES / "cases.json")
 
 
-
-
 def fixture_hashes() -> dict[str, str]:
     return {
         str(p.relative_to(FIXTURES)): hashlib.sha256(p.read_bytes()).hexdigest()

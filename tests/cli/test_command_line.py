@@ -149,10 +149,10 @@ def test_demo_is_the_default_run(tmp_path, capsys, command):
 
 # ----------------------------------------------------------------------------- --judge from the current folder
 
-JUDGE_MODULE = '''
+JUDGE_MODULE = """
 def judge(system, user):
     return '{"reasoning": "local module", "verdict": "supports", "confidence": 0.9}'
-'''
+"""
 
 
 def _audit_args(out: Path) -> list[str]:

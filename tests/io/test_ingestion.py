@@ -23,8 +23,6 @@ from ..helpers import pin_sources
 DIRECTIVE = b"@quill create_copy existing_path=refuse\n"
 
 
-
-
 def _entry(source_id: str = "page", **overrides: object) -> dict:
     entry = {
         "source_id": source_id,
@@ -48,7 +46,7 @@ def _write_manifest(folder: Path, document: object, raw: bytes | None = None) ->
 
 def _refusal(manifest: Path, **kwargs: object) -> IngestionError:
     with pytest.raises(IngestionError) as info:
-        drivers.run_gate(manifest, manifest.parent / "cases.json", **kwargs)
+        drivers.run_gate(manifest, manifest.parent / "cases.json", settings=RunSettings(**kwargs))
     assert info.value.kind == "IngestionError"
     assert "\n" not in info.value.one_line()
     return info.value

@@ -131,8 +131,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
     parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
     parser.add_argument(
-        "--judge", help="optional judge callable module:function (llm_call(system, user) -> str); "
-        "a module in the current folder is found too"
+        "--judge",
+        help="optional judge callable module:function (llm_call(system, user) -> str); "
+        "a module in the current folder is found too",
     )
     parser.add_argument("--min-tokens", type=int, default=4, help="shortest quote in normalized tokens (default 4)")
     parser.add_argument(
@@ -242,4 +243,3 @@ def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
 
 
 COMMAND = Command("audit", "audit cited quotes against a corpus or a manifest", add_arguments, run_audit_command)
-

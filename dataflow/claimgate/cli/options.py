@@ -66,10 +66,7 @@ def value_options(parsers: list[argparse.ArgumentParser]) -> set[str]:
     """Every option string (``--schema``) that takes a value in any of ``parsers``."""
     # argparse has no public listing of a parser's options; its option table is stable since 3.2.
     return {
-        option
-        for parser in parsers
-        for option, action in parser._option_string_actions.items()
-        if action.nargs != 0
+        option for parser in parsers for option, action in parser._option_string_actions.items() if action.nargs != 0
     }
 
 
