@@ -203,7 +203,8 @@ def audit_driver(document_source: str, remote_executor: object | None = None, pr
 class AuditRun:
     """What one audit run returns: one row per citation, the documents, and each document's extractor.
 
-    ``extractors`` (``{doc_id: extractor}``) is set only for a folder corpus (``io.documents``).
+    ``extractors`` (``{doc_id: extractor}``) is set only for a folder corpus (``io.documents``), read
+    now (``DocumentFolder``) or indexed once by ``Audit`` (``IndexedCorpus``).
     """
 
     results: pd.DataFrame
