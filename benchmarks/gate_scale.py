@@ -50,13 +50,13 @@ TARGET_PEAK_MIB = 600
 
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """docs/gate-rules.md case by case: manifest verified once, ``decide_case`` per row, the same JSONL writer."""
-    from claimgate.execution.drivers import case_entry
     from claimgate.gate.reference import decide_case
     from claimgate.gate.result_object import refused_result
     from claimgate.gate.schema import load_schema
     from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest
-    from claimgate.io.tables import case_table_frame, read_case_rows, write_jsonl
+    from claimgate.io.tables import case_table_frame, read_case_rows
+    from claimgate.io.writers import write_jsonl
 
     sources = {record["source_id"]: record for record in verified_sources(read_manifest(manifest)).to_dict("records")}
     schema = load_schema(None)
@@ -75,12 +75,13 @@ def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
 
 def run_whole(manifest: Path, cases: Path, output: Path) -> None:
     """The whole-table run: one Hamilton execution over the whole table, then the JSONL writer."""
+    from claimgate.cli.documents import case_entries
     from claimgate.execution import drivers
-    from claimgate.io.tables import write_jsonl
+    from claimgate.io.writers import write_jsonl
 
     run = drivers.run_gate(manifest, cases)
     with drivers.gc_paused():
-        write_jsonl(output, drivers.case_entries(run))
+        write_jsonl(output, case_entries(run))
 
 
 def child(kind: str, manifest: Path, cases: Path, output: Path) -> int:

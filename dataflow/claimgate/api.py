@@ -10,7 +10,9 @@ when size or modification time moved) and a changed file refuses the call with t
 whole-run refusal, ``IngestionError`` ``hash_mismatch``. The rules are in docs/python-api.md.
 
 Results are the command line's: ``Gate.decide`` returns the result object the ``gate`` command writes for
-that case, ``Gate.decide_many`` the ``gate_results`` frame, ``Audit.check`` the audit's rows.
+that case, ``Gate.decide_many`` the ``gate_results`` frame, ``Audit.check`` the audit's rows. Both products
+run through the command line's own entry points, ``execution.drivers.run_gate`` and ``run_audit``, with one
+``RunSettings`` built here.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ import numpy as np
 import pandas as pd
 
 from claimgate.audit.index.cache import check_cache_folder
+from claimgate.audit.matching.settings import MatchSettings
 from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.gate.reference import decide_case
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
@@ -87,25 +91,19 @@ class Gate:
     def __init__(
         self,
         *,
-        manifest: dict,
-        verified_sources: pd.DataFrame,
-        schema: ClaimSchema,
+        loaded: drivers.LoadedGate,
         pins: dict[str, _Pin],
-        max_source_bytes: int,
+        settings: RunSettings,
         manifest_path: Path,
         schema_path: str,
-        driver: object,
     ) -> None:
         """What ``from_manifest`` loaded and verified (use ``from_manifest``: it takes the stats and checks)."""
-        self._manifest = manifest
-        self._verified_sources = verified_sources
-        self._schema = schema
+        self._loaded = loaded
         self._pins = pins
-        self._max_source_bytes = max_source_bytes
+        self._settings = settings
         self._manifest_path = manifest_path
         self._schema_path = schema_path
-        self._driver = driver
-        self._records = {record["source_id"]: record for record in verified_sources.to_dict("records")}
+        self._records = {record["source_id"]: record for record in loaded.verified_sources.to_dict("records")}
 
     @classmethod
     def from_manifest(
@@ -124,6 +122,7 @@ class Gate:
         """
         manifest_path = Path(manifest)
         schema_path = str(schema or "")
+        settings = RunSettings(max_source_bytes=max_source_bytes)
         loaded = read_manifest(manifest_path)
         # Each file's stat is taken BEFORE it is read and hashed: a change in between shows up as a moved
         # stat at the next decision, which then re-hashes (never the other way round).
@@ -133,32 +132,23 @@ class Gate:
             stat = _stat_of(path)
             if stat is not None:  # a missing file is refused by verified_sources below
                 pins[entry["source_id"]] = _Pin(entry, path, *stat)
-        dr = drivers.gate_driver()
-        out = dr.execute(
-            ["verified_sources", "claim_schema"],
-            overrides={"load_manifest": loaded},
-            inputs={"schema_path": schema_path, "max_source_bytes": max_source_bytes},
-        )
         return cls(
-            manifest=loaded,
-            verified_sources=out["verified_sources"],
-            schema=out["claim_schema"],
+            loaded=drivers.load_gate(loaded, schema_path, settings),
             pins=pins,
-            max_source_bytes=max_source_bytes,
+            settings=settings,
             manifest_path=manifest_path,
             schema_path=schema_path,
-            driver=dr,
         )
 
     @property
     def schema(self) -> ClaimSchema:
         """The claim schema every decision uses."""
-        return self._schema
+        return self._loaded.schema
 
     @property
     def verified_sources(self) -> pd.DataFrame:
         """The verified sources (columns of ``io.sources.VERIFIED_SOURCE_COLUMNS``, all ``str``), a copy."""
-        return self._verified_sources.copy()
+        return self._loaded.verified_sources.copy()
 
     def refresh(self) -> None:
         """Re-read the manifest and re-verify every pinned file (and the schema), as ``from_manifest`` does.
@@ -167,7 +157,7 @@ class Gate:
         refusal the gate keeps its previous state, whose pins are still checked before each decision.
         """
         fresh = Gate.from_manifest(
-            self._manifest_path, self._schema_path or None, max_source_bytes=self._max_source_bytes
+            self._manifest_path, self._schema_path or None, max_source_bytes=self._settings.max_source_bytes
         )
         self.__dict__.update(fresh.__dict__)
 
@@ -187,7 +177,8 @@ class Gate:
             stat = _stat_of(pin.path)
             if stat == (pin.size, pin.mtime_ns):
                 continue
-            read_source_text(self._manifest["root"], pin.entry, self._max_source_bytes)  # raises when changed
+            root = self._loaded.manifest["root"]
+            read_source_text(root, pin.entry, self._settings.max_source_bytes)  # raises when changed
             if stat is not None and _stat_of(pin.path) == stat:  # unchanged while it was re-hashed
                 self._pins[source_id] = _Pin(pin.entry, pin.path, *stat)
 
@@ -213,7 +204,7 @@ class Gate:
             row["operation"] = operation
         if isinstance(candidate_ids, list):
             self.check_pins(candidate_ids)
-        return decide_case(row, self._records, self._schema)
+        return decide_case(row, self._records, self._loaded.schema)
 
     def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
         """Decide a batch in one Hamilton execution; one row per case, in input order.
@@ -228,14 +219,8 @@ class Gate:
         rows = _rows(cases)
         lists = (row.get("candidate_ids") for row in rows if isinstance(row, dict))
         self.check_pins(sorted({c for ids in lists if isinstance(ids, list) for c in ids if isinstance(c, str)}))
-        overrides = {
-            "load_manifest": self._manifest,
-            "verified_sources": self._verified_sources,
-            "claim_schema": self._schema,
-            "case_rows": case_table_frame(rows),  # the loaders' frame: position, case_id, request, case_problem
-        }
-        with drivers.gc_paused():
-            return self._driver.execute(["gate_results"], overrides=overrides)["gate_results"]
+        # The loaders' frame: position, case_id, request, case_problem; decided against what was verified.
+        return drivers.run_gate(self._loaded, case_table_frame(rows)).results
 
 
 class Audit:
@@ -250,15 +235,9 @@ class Audit:
     ) -> None:
         """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them.
 
-        ``cache`` is a folder keeping the index between processes (see ``audit.index_cache``).
+        ``cache`` is a folder keeping the index between processes (see ``audit.index.cache``).
         """
-        self._documents = documents
-        self._extractors = extractors
-        self._driver = drivers.audit_driver("corpus")
-        inputs = {} if cache is None else {"cache_dir": str(cache)}
-        self._index = self._driver.execute(
-            ["normalized_sources"], inputs=inputs, overrides={"source_documents": documents}
-        )["normalized_sources"]
+        self._corpus = drivers.index_corpus(documents, extractors, cache)
 
     @classmethod
     def from_corpus(
@@ -302,20 +281,19 @@ class Audit:
 
         Raises the ``IngestionError`` of ``Gate.from_manifest`` (``hash_mismatch``…).
         """
-        out = drivers.audit_driver("manifest").execute(
-            ["source_documents"], inputs={"manifest_path": str(manifest), "max_source_bytes": max_source_bytes}
-        )
-        return cls(out["source_documents"])
+        settings = RunSettings(max_source_bytes=max_source_bytes)
+        return cls(drivers.read_documents(drivers.PinnedManifest(manifest), settings))
 
     @property
     def extractors(self) -> dict[str, str] | None:
         """``{doc_id: extractor}`` (``text``, ``html``, ``pdf``) for a folder corpus, else ``None``; a copy."""
-        return None if self._extractors is None else dict(self._extractors)
+        extractors = self._corpus.extractors
+        return None if extractors is None else dict(extractors)
 
     @property
     def documents(self) -> dict[str, str]:
         """``{doc_id: text}`` the quotes are checked against (spans are character offsets into these), a copy."""
-        return dict(self._documents)
+        return dict(self._corpus.documents)
 
     def check(
         self,
@@ -339,14 +317,8 @@ class Audit:
         citation, else None; see docs/audit-rules.md, "Diagnosis"). Verdicts are the same either way.
         A bad row is ``invalid_citation``; nothing is raised for one row.
         """
-        inputs: dict = {"min_tokens": min_tokens, "window_chars": window_chars, "diagnose": diagnose}
-        if judge is not None:
-            inputs["llm_call"] = judge
-        overrides = {
-            "source_documents": self._documents,
-            "normalized_sources": self._index,
-            "citation_rows": citation_table_frame(_rows(citations)),
-        }
-        results = self._driver.execute(["audit_results"], inputs=inputs, overrides=overrides)["audit_results"]
+        match = MatchSettings(min_tokens=min_tokens, window_chars=window_chars)
+        table = citation_table_frame(_rows(citations))
+        results = drivers.run_audit(table, self._corpus, llm_call=judge, match=match, diagnose=diagnose).results
         columns = list(audit_columns(results))
         return results[[*columns, DIAGNOSIS_COLUMN] if diagnose else columns].reset_index(drop=True)

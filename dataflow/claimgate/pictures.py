@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from claimgate.gate.decisions import decision_stages, downstream, upstream
-from claimgate.io.tables import write_atomic
+from claimgate.io.atomic import write_atomic
 
 #: Font of every label. Every common monospace font (Courier New on Windows and macOS, Liberation Mono,
 #: Nimbus Mono or DejaVu Sans Mono on Linux, Menlo) advances 0.60-0.61 em per character, so the box widths

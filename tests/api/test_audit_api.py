@@ -24,7 +24,9 @@ def citations() -> list[dict]:
 
 def test_check_equals_the_audit_command_rows_with_the_judge():
     standin_judge.reset()
-    expected = drivers.audit_rows(drivers.run_audit(CITATIONS, corpus_path=CORPUS, llm_call=standin_judge.judge))
+    expected = drivers.audit_rows(
+        drivers.run_audit(CITATIONS, drivers.CorpusFile(CORPUS), llm_call=standin_judge.judge)
+    )
     rows = Audit.from_corpus(CORPUS).check(citations(), judge=standin_judge.judge)
     assert list(rows.columns) == [*JUDGED_AUDIT_COLUMNS, "diagnosis"]  # with a judge, elided is recorded
     assert rows["model_calls"].dtype == "int64"

@@ -32,7 +32,7 @@ def _citations() -> list[dict]:
 
 
 def test_audit_rows_have_the_documented_fields_and_spans_slice_the_original():
-    run = drivers.run_audit(DEMO / "citations.jsonl", corpus_path=DEMO / "corpus.json")
+    run = drivers.run_audit(DEMO / "citations.jsonl", drivers.CorpusFile(DEMO / "corpus.json"))
     rows = drivers.audit_rows(run)
     corpus = json.loads((DEMO / "corpus.json").read_text())
     # rejected rows end with their diagnosis; the found row has none
@@ -59,8 +59,8 @@ def test_every_citation_input_format_gives_the_same_rows(tmp_path, fmt):
             writer = csv.DictWriter(handle, fieldnames=["citation_id", "claim", "doc_id", "quote"])
             writer.writeheader()
             writer.writerows(citations)
-    expected = drivers.audit_rows(drivers.run_audit(DEMO / "citations.jsonl", corpus_path=DEMO / "corpus.json"))
-    assert drivers.audit_rows(drivers.run_audit(path, corpus_path=DEMO / "corpus.json")) == expected
+    expected = drivers.audit_rows(drivers.run_audit(DEMO / "citations.jsonl", drivers.CorpusFile(DEMO / "corpus.json")))
+    assert drivers.audit_rows(drivers.run_audit(path, drivers.CorpusFile(DEMO / "corpus.json"))) == expected
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json", "csv"])
@@ -77,7 +77,7 @@ def test_every_audit_output_format_round_trips(tmp_path, fmt):
         "--quiet",
     )
     assert done.returncode == 0, done.stderr
-    expected = drivers.audit_rows(drivers.run_audit(DEMO / "citations.jsonl", corpus_path=DEMO / "corpus.json"))
+    expected = drivers.audit_rows(drivers.run_audit(DEMO / "citations.jsonl", drivers.CorpusFile(DEMO / "corpus.json")))
     if fmt == "jsonl":
         rows = [json.loads(line) for line in out.read_text().splitlines()]
     elif fmt == "json":
@@ -117,7 +117,7 @@ def test_audit_against_a_pinned_manifest_checks_hashes_and_finds_directive_quote
         )
         + "\n"
     )
-    rows = drivers.audit_rows(drivers.run_audit(citations, manifest_path=FIXTURES / "manifest.json"))
+    rows = drivers.audit_rows(drivers.run_audit(citations, drivers.PinnedManifest(FIXTURES / "manifest.json")))
     assert rows[0]["verdict"] == "found"
     assert rows[1]["verdict"] == "misattributed"
     assert rows[1]["matched_doc_ids"] == ["quill-new-version"]
@@ -143,7 +143,7 @@ def test_rows_without_quote_or_doc_id_are_invalid_citations_and_the_batch_goes_o
         },
     ]
     citations.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = drivers.audit_rows(drivers.run_audit(citations, corpus_path=DEMO / "corpus.json"))
+    out = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json")))
     assert [r["verdict"] for r in out] == [
         "invalid_citation",
         "invalid_citation",
@@ -158,7 +158,7 @@ def test_unknown_cited_document_is_never_found(tmp_path):
     citations = tmp_path / "c.jsonl"
     quote = "Monthly migraine days fell by 4.1 days with Veltrazine"
     citations.write_text(json.dumps({"citation_id": "u", "claim": "", "doc_id": "nope", "quote": quote}) + "\n")
-    row = drivers.audit_rows(drivers.run_audit(citations, corpus_path=DEMO / "corpus.json"))[0]
+    row = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json")))[0]
     assert row["verdict"] == "misattributed"
     assert row["matched_doc_ids"] == ["trial-report"]
 
@@ -167,7 +167,7 @@ def test_unparseable_citation_table_is_refused_naming_the_line(tmp_path):
     citations = tmp_path / "c.jsonl"
     citations.write_text('{"citation_id": "a", "doc_id": "d", "quote": "q"}\n{broken\n')
     with pytest.raises(IngestionError) as caught:
-        drivers.run_audit(citations, corpus_path=DEMO / "corpus.json")
+        drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json"))
     assert caught.value.reason == "invalid_citation_table"
     assert "line 2" in caught.value.detail
 

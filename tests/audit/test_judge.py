@@ -36,7 +36,7 @@ class RecordingJudge:
 
 
 def _judge_demo(judge: RecordingJudge) -> list[dict]:
-    run = drivers.run_audit(DEMO / "citations.jsonl", corpus_path=DEMO / "corpus.json", llm_call=judge)
+    run = drivers.run_audit(DEMO / "citations.jsonl", drivers.CorpusFile(DEMO / "corpus.json"), llm_call=judge)
     return drivers.audit_rows(run)
 
 
@@ -60,7 +60,7 @@ def test_rejected_citations_never_reach_the_judge():
 
 
 def test_without_a_judge_found_stays_found_and_no_call_is_counted():
-    rows = drivers.audit_rows(drivers.run_audit(DEMO / "citations.jsonl", corpus_path=DEMO / "corpus.json"))
+    rows = drivers.audit_rows(drivers.run_audit(DEMO / "citations.jsonl", drivers.CorpusFile(DEMO / "corpus.json")))
     assert [r["verdict"] for r in rows] == ["not_found", "not_found", "misattributed", "found"]
     assert sum(r["model_calls"] for r in rows) == 0
     assert all(r["judge"] is None for r in rows)

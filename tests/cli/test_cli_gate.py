@@ -22,8 +22,6 @@ MANIFEST = str(FIXTURES / "manifest.json")
 CASES = str(FIXTURES / "cases.json")
 
 
-
-
 def fixture_hashes() -> dict[str, str]:
     return {
         str(p.relative_to(FIXTURES)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -231,7 +229,7 @@ def test_a_refused_run_leaves_an_existing_output_byte_identical(tmp_path, capsys
 
 
 def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(tmp_path):
-    from claimgate.io.tables import write_jsonl
+    from claimgate.io.writers import write_jsonl
 
     output = tmp_path / "rows.jsonl"
     output.write_bytes(b"old\n")

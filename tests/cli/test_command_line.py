@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from claimgate.cli.main import COMMANDS, split_command
 from claimgate.cli.options import command_parser, value_options
-from claimgate.execution.drivers import clipped
+from claimgate.cli.terminal import clipped
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -149,10 +149,10 @@ def test_demo_is_the_default_run(tmp_path, capsys, command):
 
 # ----------------------------------------------------------------------------- --judge from the current folder
 
-JUDGE_MODULE = '''
+JUDGE_MODULE = """
 def judge(system, user):
     return '{"reasoning": "local module", "verdict": "supports", "confidence": 0.9}'
-'''
+"""
 
 
 def _audit_args(out: Path) -> list[str]:

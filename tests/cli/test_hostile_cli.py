@@ -173,7 +173,7 @@ def test_corpus_listing_a_document_twice_is_invalid_corpus(tmp_path):
     corpus = tmp_path / "corpus.json"
     corpus.write_text('{"a": "first text of a", "a": "second text of a"}')
     with pytest.raises(IngestionError) as caught:
-        drivers.run_audit(DEMO / "citations.jsonl", corpus_path=corpus)
+        drivers.run_audit(DEMO / "citations.jsonl", drivers.CorpusFile(corpus))
     assert (caught.value.reason, caught.value.detail) == ("invalid_corpus", "document 'a' is listed twice")
 
 
@@ -192,7 +192,7 @@ def test_an_integer_citation_id_is_an_invalid_citation_like_an_integer_case_id(t
         json.dumps({"citation_id": 5, "doc_id": "trial-report", "quote": "Monthly migraine days fell by 4.1 days"})
         + "\n"
     )
-    row = drivers.audit_rows(drivers.run_audit(citations, corpus_path=DEMO / "corpus.json"))[0]
+    row = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json")))[0]
     assert (row["citation_id"], row["verdict"]) == (None, "invalid_citation")
 
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from claimgate.io.pinning import pinned_manifest
+from claimgate.gate.pinning import pinned_manifest
 
 from ..helpers import cli
 

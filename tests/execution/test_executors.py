@@ -15,8 +15,10 @@ import json
 
 import pytest
 from claimgate.cli import main as run_pipeline
+from claimgate.cli.documents import gate_document
 from claimgate.cli.gate import write_gate_output
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
 from ..helpers import FIXTURES, run_cli
@@ -26,7 +28,7 @@ FORMATS = (".json", ".jsonl", ".parquet")
 
 def outputs(run: drivers.GateRun, folder, name: str) -> dict[str, bytes]:
     """The bytes the ``gate`` command writes for ``run`` in every output format."""
-    document = drivers.gate_document(run, fixture_kind="user-supplied")
+    document = gate_document(run, fixture_kind="user-supplied")
     written = {}
     for suffix in FORMATS:
         path = folder / f"{name}{suffix}"
@@ -51,7 +53,9 @@ NEEDS_RAY = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="
 @pytest.mark.parametrize("executor", ["dask", "multiprocessing", pytest.param("ray", marks=NEEDS_RAY)])
 def test_partitioned_run_writes_the_local_bytes(table, executor):
     manifest, cases, local, folder = table
-    run = drivers.run_gate(manifest, cases, executor=executor, partition_rows=70)  # 5 partitions, last short
+    run = drivers.run_gate(
+        manifest, cases, settings=RunSettings(executor=executor, partition_rows=70)
+    )  # 5 partitions, last short
     assert outputs(run, folder, executor) == local
 
 
@@ -65,7 +69,9 @@ def test_dask_through_the_command_line_writes_the_local_bytes(table, tmp_path):
 
 def test_table_smaller_than_a_partition_and_progress_bar(table, tmp_path):
     manifest, cases, local, _ = table
-    run = drivers.run_gate(manifest, cases, executor="multiprocessing", partition_rows=10_000, progress=True)
+    run = drivers.run_gate(
+        manifest, cases, settings=RunSettings(executor="multiprocessing", partition_rows=10_000, progress=True)
+    )
     assert outputs(run, tmp_path, "one-partition") == local
 
 
@@ -73,7 +79,9 @@ def test_empty_table_writes_the_local_bytes(tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("[]\n")
     local = outputs(drivers.run_gate(FIXTURES / "manifest.json", empty), tmp_path, "local")
-    run = drivers.run_gate(FIXTURES / "manifest.json", empty, executor="multiprocessing", partition_rows=3)
+    run = drivers.run_gate(
+        FIXTURES / "manifest.json", empty, settings=RunSettings(executor="multiprocessing", partition_rows=3)
+    )
     assert outputs(run, tmp_path, "multiprocessing") == local
     assert json.loads(local[".json"])["cases"] == []
     assert local[".jsonl"] == b""
@@ -81,7 +89,9 @@ def test_empty_table_writes_the_local_bytes(tmp_path):
 
 def test_fixture_table_on_dask_in_partitions_of_three(tmp_path):
     local = outputs(drivers.run_gate(FIXTURES / "manifest.json", FIXTURES / "cases.json"), tmp_path, "local")
-    run = drivers.run_gate(FIXTURES / "manifest.json", FIXTURES / "cases.json", executor="dask", partition_rows=3)
+    run = drivers.run_gate(
+        FIXTURES / "manifest.json", FIXTURES / "cases.json", settings=RunSettings(executor="dask", partition_rows=3)
+    )
     assert outputs(run, tmp_path, "dask") == local
 
 
@@ -90,8 +100,15 @@ def test_ray_without_the_extra_is_a_one_line_usage_error(tmp_path):
     with pytest.raises(ValueError, match=r"claimgate\[ray\]"):
         drivers.check_executor("ray")
     done = run_cli(
-        "gate", "--manifest", str(FIXTURES / "manifest.json"), "--cases", str(FIXTURES / "cases.json"),
-        "--output", str(tmp_path / "out.json"), "--executor", "ray",
+        "gate",
+        "--manifest",
+        str(FIXTURES / "manifest.json"),
+        "--cases",
+        str(FIXTURES / "cases.json"),
+        "--output",
+        str(tmp_path / "out.json"),
+        "--executor",
+        "ray",
     )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr

@@ -1,6 +1,6 @@
 """A streamed gate run writes the bytes of the whole-table run, whatever the chunk size and executor.
 
-The whole-table run (``drivers.run_gate`` + ``tables.write_jsonl``) is the reference.
+The whole-table run (``drivers.run_gate`` + ``writers.write_jsonl``) is the reference.
 The streamed run reads the case table in chunks (``io.case_stream``), decides each
 chunk through the same driver with the table-wide values computed once
 (``execution.streaming``) and writes the lines as chunks complete. Refusals of the
@@ -13,12 +13,13 @@ import importlib.util
 
 import pytest
 from claimgate.cli import main as run_pipeline
+from claimgate.cli.documents import case_entries
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers, streaming
-from claimgate.execution.streaming import StreamSettings
+from claimgate.execution.settings import RunSettings
 from claimgate.gate import stages
 from claimgate.io import case_stream
-from claimgate.io.tables import write_jsonl
+from claimgate.io.writers import write_jsonl
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
 
 from ..helpers import FIXTURES, pin_sources
@@ -34,13 +35,13 @@ def whole_table_bytes(manifest, cases, folder) -> bytes:
     """What the whole-table run writes as JSONL for ``cases``."""
     run = drivers.run_gate(manifest, cases)
     path = folder / "whole.jsonl"
-    write_jsonl(path, drivers.case_entries(run))
+    write_jsonl(path, case_entries(run))
     return path.read_bytes()
 
 
 def streamed_bytes(manifest, cases, folder, **settings) -> bytes:
     path = folder / "streamed.jsonl"
-    streaming.stream_gate(manifest, cases, path, settings=StreamSettings(**settings))
+    streaming.stream_gate(manifest, cases, path, settings=RunSettings(**settings))
     return path.read_bytes()
 
 
@@ -65,7 +66,7 @@ def test_streamed_run_writes_the_whole_table_bytes(table, tmp_path, chunk_rows):
 def test_repeated_case_id_in_a_later_chunk_is_refused_as_in_the_whole_run(table, tmp_path):
     manifest, cases, whole, _ = table
     path = tmp_path / "s.jsonl"
-    summary = streaming.stream_gate(manifest, cases, path, settings=StreamSettings(chunk_rows=500))
+    summary = streaming.stream_gate(manifest, cases, path, settings=RunSettings(chunk_rows=500))
     last = path.read_bytes().splitlines()[-1]
     assert b'"reason":"invalid_case"' in last
     assert summary.cases == 3001
@@ -126,7 +127,7 @@ def test_refused_table_gives_the_whole_read_error_and_writes_nothing(tmp_path, c
         drivers.run_gate(FIXTURES / "manifest.json", cases)
     output = tmp_path / "out.jsonl"
     with pytest.raises(IngestionError) as streamed:
-        streaming.stream_gate(FIXTURES / "manifest.json", cases, output, settings=StreamSettings(chunk_rows=1))
+        streaming.stream_gate(FIXTURES / "manifest.json", cases, output, settings=RunSettings(chunk_rows=1))
     assert streamed.value.one_line() == whole.value.one_line()
     assert not output.exists()
 
@@ -139,7 +140,7 @@ def test_bad_table_is_refused_before_a_bad_manifest_as_in_the_whole_run(tmp_path
     with pytest.raises(IngestionError) as whole:
         drivers.run_gate(manifest, cases)
     with pytest.raises(IngestionError) as streamed:
-        streaming.stream_gate(manifest, cases, tmp_path / "o.jsonl", settings=StreamSettings(chunk_rows=1))
+        streaming.stream_gate(manifest, cases, tmp_path / "o.jsonl", settings=RunSettings(chunk_rows=1))
     assert streamed.value.reason == whole.value.reason == "invalid_case_table"
 
 
@@ -158,7 +159,7 @@ def test_failed_run_leaves_an_existing_output_untouched(table, tmp_path, monkeyp
     original = streaming.decided_chunk
     monkeypatch.setattr(streaming, "decided_chunk", failing)
     with pytest.raises(RuntimeError):
-        streaming.stream_gate(manifest, cases, output, settings=StreamSettings(chunk_rows=500))
+        streaming.stream_gate(manifest, cases, output, settings=RunSettings(chunk_rows=500))
     assert output.read_bytes() == b"before\n"
 
 
@@ -204,5 +205,5 @@ def test_schema_opt_ins_stream_the_same_bytes_and_report_the_same_ignored_lines(
     assert "not read as directives" in streamed_out
     assert streamed_out.replace("s.jsonl", "s.json") == whole_out
     run = drivers.run_gate(manifest, cases, schema)
-    write_jsonl(tmp_path / "whole.jsonl", drivers.case_entries(run))
+    write_jsonl(tmp_path / "whole.jsonl", case_entries(run))
     assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from claimgate.cli.documents import case_entries
 from claimgate.execution import drivers
 from claimgate.gate.reference import decide_case
 from claimgate.gate.result_object import refused_result
@@ -79,7 +80,7 @@ def test_generated_table_equals_reference(generated):
 def test_generated_case_ids_missing_are_null_not_nan(generated):
     manifest, cases, _, _ = generated
     run = drivers.run_gate(manifest, cases)
-    entries = drivers.case_entries(run)
+    entries = case_entries(run)
     missing = [e for e in entries if e["case_id"] is None]
     assert missing, "the generated table has rows without a case_id"
     assert "NaN" not in json.dumps(entries)

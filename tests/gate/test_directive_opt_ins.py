@@ -8,8 +8,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from claimgate.cli.documents import gate_document
 from claimgate.errors import DirectiveError, IngestionError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.gate.directives import _candidate_lines, ignored_lines_of, parse_directives
 from claimgate.gate.schema import load_schema, schema_from_dict
 from hypothesis import given, settings
@@ -174,7 +176,7 @@ def test_the_run_document_lists_ignored_lines_and_the_case_is_ready(tmp_path):
     )
     run = drivers.run_gate(manifest, cases, schema)
     assert run.results.loc[0, "status"] == "ready"
-    document = drivers.gate_document(run, fixture_kind="user-supplied")
+    document = gate_document(run, fixture_kind="user-supplied")
     assert document["ignored_directive_lines"] == IGNORED_IN_PAGE_WITH_CODE
     assert document["schema"]["directives"] == {"scope": "prefix", "skip_fenced_code": True}
 
@@ -187,7 +189,7 @@ def test_ignored_lines_are_a_node_of_the_gate_and_the_same_when_partitioned(tmp_
         '[directives]\nscope = "prefix"\nskip_fenced_code = true\n'
     )
     whole = drivers.run_gate(manifest, cases, schema)
-    split = drivers.run_gate(manifest, cases, schema, executor="multiprocessing", partition_rows=1)
+    split = drivers.run_gate(manifest, cases, schema, RunSettings(executor="multiprocessing", partition_rows=1))
     assert whole.ignored_directive_lines.to_dict("records") == IGNORED_IN_PAGE_WITH_CODE
     assert split.ignored_directive_lines.equals(whole.ignored_directive_lines)
     assert dict(whole.ignored_directive_lines.dtypes.astype(str)) == {
@@ -196,4 +198,4 @@ def test_ignored_lines_are_a_node_of_the_gate_and_the_same_when_partitioned(tmp_
 
 
 def test_seed_schema_documents_have_no_ignored_lines_key(fixture_run):
-    assert "ignored_directive_lines" not in drivers.gate_document(fixture_run, fixture_kind="x")
+    assert "ignored_directive_lines" not in gate_document(fixture_run, fixture_kind="x")

@@ -1,7 +1,7 @@
 """The JSON lines joined from the decisions (``gate.result_lines``) are the bytes of the reference path.
 
 The reference is each case's result object from ``gate_result``, wrapped by
-``result_object.case_entry`` and written by ``tables.jsonl_line``. ``result_lines`` joins the
+``result_object.case_entry`` and written by ``writers.jsonl_line``. ``result_lines`` joins the
 same bytes from pieces serialized once per batch; a case holding a value orjson refuses
 (a lone surrogate, an integer beyond 64 bits) is written through the reference path.
 """
@@ -14,7 +14,8 @@ import json
 from claimgate.execution import drivers, streaming
 from claimgate.gate import result_lines
 from claimgate.gate.result_object import case_entry
-from claimgate.io.tables import case_table_frame, jsonl_line
+from claimgate.io.tables import case_table_frame
+from claimgate.io.writers import jsonl_line
 from claimgate.synthetic.gate_inputs import case_rows, write_sources
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

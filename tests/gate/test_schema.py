@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from claimgate.cli.documents import case_entries
 from claimgate.errors import DirectiveError, IngestionError
 from claimgate.execution import drivers
 from claimgate.gate import stages as gate_stages
@@ -167,7 +168,7 @@ def test_a_missing_claim_of_another_operation_is_missing_not_agreement(lumen_run
 
 
 def test_the_case_row_operation_is_echoed_in_the_output_document(lumen_run):
-    entries = drivers.case_entries(lumen_run)
+    entries = case_entries(lumen_run)
     assert entries[0]["operation"] == "put_object"
     missing = next(e for e in entries if e["case_id"] == "missing-operation")
     assert "operation" not in missing

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from claimgate.cli.documents import gate_document
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.gate.reference import decide_case
@@ -39,7 +40,7 @@ def _ready_run(tmp_path: Path, extra: str = ""):
 
 
 def test_quill_schema_keeps_the_seeds_system_message_and_execution_mode(fixture_run):
-    document = drivers.gate_document(fixture_run, fixture_kind="x")
+    document = gate_document(fixture_run, fixture_kind="x")
     assert document["execution_mode"] == SEED_MODE
     ready = [e["result"] for e in document["cases"] if e["result"]["status"] == "ready"]
     assert ready and all(r["answer_request"]["messages"][0]["content"] == SEED_SYSTEM for r in ready)
@@ -54,7 +55,7 @@ def test_schema_system_message_is_the_prepared_requests(tmp_path):
 
 def test_schema_execution_mode_is_the_documents(tmp_path):
     run = _ready_run(tmp_path, 'execution_mode = "acme-docs-gate"\n')
-    assert drivers.gate_document(run, fixture_kind="user-supplied")["execution_mode"] == "acme-docs-gate"
+    assert gate_document(run, fixture_kind="user-supplied")["execution_mode"] == "acme-docs-gate"
 
 
 def test_batch_and_reference_agree_with_a_schema_system_message(tmp_path):

@@ -16,7 +16,7 @@ import pytest
 from claimgate.cli import main as run_pipeline
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
-from claimgate.io.tables import jsonl_line
+from claimgate.io.writers import jsonl_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

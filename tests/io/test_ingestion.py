@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest, read_source_text
 
 from ..helpers import pin_sources
 
 DIRECTIVE = b"@quill create_copy existing_path=refuse\n"
-
-
 
 
 def _entry(source_id: str = "page", **overrides: object) -> dict:
@@ -47,7 +46,7 @@ def _write_manifest(folder: Path, document: object, raw: bytes | None = None) ->
 
 def _refusal(manifest: Path, **kwargs: object) -> IngestionError:
     with pytest.raises(IngestionError) as info:
-        drivers.run_gate(manifest, manifest.parent / "cases.json", **kwargs)
+        drivers.run_gate(manifest, manifest.parent / "cases.json", settings=RunSettings(**kwargs))
     assert info.value.kind == "IngestionError"
     assert "\n" not in info.value.one_line()
     return info.value
@@ -225,7 +224,7 @@ def test_a_source_over_the_limit_is_source_too_large(tmp_path):
 
 def test_a_source_exactly_at_the_limit_is_accepted(tmp_path):
     manifest, cases = pin_sources(tmp_path, {"page": ("1.0", DIRECTIVE)})
-    run = drivers.run_gate(manifest, cases, max_source_bytes=len(DIRECTIVE))
+    run = drivers.run_gate(manifest, cases, settings=RunSettings(max_source_bytes=len(DIRECTIVE)))
     assert run.results["status"].tolist() == ["ready"]
 
 

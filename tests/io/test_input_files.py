@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.gate.schema import load_schema
 from claimgate.io.files import NotRegularFileError, TooLargeError, open_regular, read_regular_bytes
 from claimgate.io.sources import read_corpus, read_manifest
@@ -186,12 +187,22 @@ def test_the_audit_passes_both_limits_to_the_corpus(tmp_path):
     corpus.write_text(json.dumps({"a": "one two three four five"}))
     citations = tmp_path / "c.jsonl"
     citations.write_text("")
-    assert refusal(drivers.run_audit, citations, corpus_path=corpus, max_source_bytes=10).reason == "document_too_large"
-    assert refusal(drivers.run_audit, citations, corpus_path=corpus, max_corpus_bytes=10).reason == "corpus_too_large"
+    assert (
+        refusal(
+            drivers.run_audit, citations, drivers.CorpusFile(corpus), settings=RunSettings(max_source_bytes=10)
+        ).reason
+        == "document_too_large"
+    )
+    assert (
+        refusal(
+            drivers.run_audit, citations, drivers.CorpusFile(corpus), settings=RunSettings(max_corpus_bytes=10)
+        ).reason
+        == "corpus_too_large"
+    )
 
 
 def test_a_manifests_sources_together_over_the_corpus_limit_are_corpus_too_large(tmp_path):
     manifest, cases = pin_sources(tmp_path, {"a": ("1.0", DIRECTIVE), "b": ("1.0", DIRECTIVE + b"\n")})
-    error = refusal(drivers.run_gate, manifest, cases, max_corpus_bytes=2 * len(DIRECTIVE))
+    error = refusal(drivers.run_gate, manifest, cases, settings=RunSettings(max_corpus_bytes=2 * len(DIRECTIVE)))
     assert error.reason == "corpus_too_large" and error.detail.startswith("b: ")
-    drivers.run_gate(manifest, cases, max_corpus_bytes=2 * len(DIRECTIVE) + 1)
+    drivers.run_gate(manifest, cases, settings=RunSettings(max_corpus_bytes=2 * len(DIRECTIVE) + 1))

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from claimgate.cli.options import Command, add_execution, check_execution_options, progress_enabled
+from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
+from claimgate.cli.terminal import text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
 from claimgate.io.sources import pinned_paths
-from claimgate.io.tables import write_csv, write_json, write_jsonl
+from claimgate.io.writers import write_csv, write_json, write_jsonl
 from claimgate.resources import fixtures_dir
 
 # The audit's modules are imported inside the functions that run an audit, not with the command
@@ -79,7 +80,7 @@ def verdict_table(rows: list[dict]) -> str:
         for r in rows
     ]
     header = ["citation", "cited doc", "verdict", "gate", "reason", "matched in", "model calls"]
-    return drivers.text_table(body, header)
+    return text_table(body, header)
 
 
 def free_and_paid(rows: list[dict]) -> tuple[int, int]:
@@ -98,7 +99,7 @@ def diagnosis_counts(rows: list[dict]) -> str:
         if row.get(DIAGNOSIS_COLUMN) is not None:
             counts[row[DIAGNOSIS_COLUMN]["kind"]] += 1
     body = [[kind, str(n)] for kind, n in counts.items() if n]
-    return drivers.text_table(body, ["diagnosis", "citations"])
+    return text_table(body, ["diagnosis", "citations"])
 
 
 @contextlib.contextmanager
@@ -130,8 +131,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
     parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
     parser.add_argument(
-        "--judge", help="optional judge callable module:function (llm_call(system, user) -> str); "
-        "a module in the current folder is found too"
+        "--judge",
+        help="optional judge callable module:function (llm_call(system, user) -> str); "
+        "a module in the current folder is found too",
     )
     parser.add_argument("--min-tokens", type=int, default=4, help="shortest quote in normalized tokens (default 4)")
     parser.add_argument(
@@ -162,6 +164,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     if args.glob and not args.corpus_dir:
         raise UsageError("--glob needs --corpus-dir")
     from claimgate.audit.judge import load_judge
+    from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
@@ -176,23 +179,20 @@ def run_audit_command(args: argparse.Namespace) -> int:
             llm_call = load_judge(args.judge) if args.judge else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if args.corpus is not None:
+        documents = drivers.CorpusFile(args.corpus)
+    elif args.manifest is not None:
+        documents = drivers.PinnedManifest(args.manifest)
+    else:
+        documents = drivers.DocumentFolder(args.corpus_dir, args.glob)
     run = drivers.run_audit(
         args.citations,
-        corpus_path=args.corpus,
-        manifest_path=args.manifest,
-        corpus_dir=args.corpus_dir,
-        corpus_glob=args.glob,
+        documents,
         llm_call=llm_call,
-        min_tokens=args.min_tokens,
-        window_chars=args.window_chars,
-        max_source_bytes=args.max_source_bytes,
-        max_corpus_bytes=args.max_corpus_bytes,
-        executor=args.executor,
-        scheduler=args.scheduler,
-        partition_rows=args.partition_rows,
-        progress=progress_enabled(args),
-        cache_dir=args.cache,
+        match=MatchSettings(min_tokens=args.min_tokens, window_chars=args.window_chars),
         diagnose=not args.no_diagnose,
+        cache_dir=args.cache,
+        settings=run_settings(args),
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
@@ -216,7 +216,7 @@ def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
     standin_judge.reset()
     run = drivers.run_audit(
         fixtures_dir() / "audit" / "citations.jsonl",
-        corpus_path=fixtures_dir() / "audit" / "corpus.json",
+        drivers.CorpusFile(fixtures_dir() / "audit" / "corpus.json"),
         llm_call=standin_judge.judge,
     )
     rows = drivers.audit_rows(run)
@@ -243,4 +243,3 @@ def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
 
 
 COMMAND = Command("audit", "audit cited quotes against a corpus or a manifest", add_arguments, run_audit_command)
-

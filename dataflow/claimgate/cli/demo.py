@@ -14,10 +14,13 @@ import tempfile
 from pathlib import Path
 
 from claimgate.cli import audit as audit_cli
+from claimgate.cli.documents import gate_document
 from claimgate.cli.gate import draw_gate_pictures, write_gate_output
 from claimgate.cli.options import Command, add_schema, progress_enabled
+from claimgate.cli.terminal import summary_table
 from claimgate.errors import IngestionError, UsageError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
 from claimgate.resources import fixtures_dir
@@ -62,16 +65,17 @@ def run(args: argparse.Namespace) -> int:
     written = [output, out_dir / "audit_result.jsonl", out_dir / "gate_dag.dot", out_dir / "gate_dag.svg"]
     check_outputs(written, inputs, {"fixtures": fixtures_dir()})
     check_inputs_outside(out_dir / "cases", "case pictures", {"fixtures": fixtures_dir()})
-    run = drivers.run_gate(manifest, fixtures_dir() / "cases.json", args.schema, progress=progress_enabled(args))
+    settings = RunSettings(progress=progress_enabled(args))
+    run = drivers.run_gate(manifest, fixtures_dir() / "cases.json", args.schema, settings)
     changed = changed_source_scenario(args.schema)
-    document = drivers.gate_document(run, fixture_kind="synthetic-quill-teaching-fixtures", changed_source=changed)
+    document = gate_document(run, fixture_kind="synthetic-quill-teaching-fixtures", changed_source=changed)
     with staged_folder(out_dir) as stage:  # pictures and result all or nothing
         notes = [] if args.no_pictures else draw_gate_pictures(run, stage.folder, per_case=True)
         write_gate_output(output, run, document)
         stage.commit()
         notes = [stage.final_text(note) for note in notes]
     say = (lambda *_: None) if args.quiet else print
-    say(drivers.summary_table(run))
+    say(summary_table(run))
     say(
         f"\nchanged source: {CHANGED_SOURCE_ID} edited in a temporary copy, manifest unchanged -> "
         f"{changed['status']} / {changed['error']} / {changed['reason']}"

@@ -12,12 +12,14 @@ import json
 import re
 from pathlib import Path
 
-from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, progress_enabled
+from claimgate.cli.documents import gate_document, ignored_lines
+from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
+from claimgate.cli.terminal import summary_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
-from claimgate.io.tables import valid_unicode, write_json, write_jsonl, write_parquet
+from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
 #: Ignored directive lines printed in the terminal at most (all of them are in a .json document).
@@ -157,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output)
     check_gate_output(output)
     check_execution_options(args)
+    settings = run_settings(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
     if args.pictures:  # beside the output: gate_dag.dot/.svg, cases/<name>.dot/.svg and cases/index.json
@@ -169,39 +172,14 @@ def run(args: argparse.Namespace) -> int:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
         from claimgate.execution import streaming
 
-        settings = streaming.StreamSettings(
-            chunk_rows=args.partition_rows if args.executor != "local" else streaming.LOCAL_CHUNK_ROWS,
-            executor=args.executor,
-            scheduler=args.scheduler,
-            progress=progress_enabled(args),
-            quiet=not getattr(args, "debug", False),  # Ray's own log lines only with --debug
-        )
-        run = streaming.stream_gate(
-            args.manifest,
-            args.cases,
-            output,
-            args.schema,
-            max_source_bytes=args.max_source_bytes,
-            max_corpus_bytes=args.max_corpus_bytes,
-            settings=settings,
-        )
-        cases, counts, ignored = run.cases, run.status_counts(), drivers.ignored_lines(run)
+        run = streaming.stream_gate(args.manifest, args.cases, output, args.schema, settings)
+        cases, counts, ignored = run.cases, run.status_counts(), ignored_lines(run)
     else:
-        run = drivers.run_gate(
-            args.manifest,
-            args.cases,
-            args.schema,
-            max_source_bytes=args.max_source_bytes,
-            max_corpus_bytes=args.max_corpus_bytes,
-            executor=args.executor,
-            scheduler=args.scheduler,
-            partition_rows=args.partition_rows,
-            progress=progress_enabled(args),
-        )
+        run = drivers.run_gate(args.manifest, args.cases, args.schema, settings)
         # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
         with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
             notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
-            document = drivers.gate_document(run, fixture_kind="user-supplied")
+            document = gate_document(run, fixture_kind="user-supplied")
             write_gate_output(output, run, document)
             stage.commit()
             notes = [stage.final_text(note) for note in notes]
@@ -212,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
             print("no cases")
         else:
             if cases <= 50:
-                print(drivers.summary_table(run))
+                print(summary_table(run))
             print(counts.to_string(index=False))
         for line in ignored_lines_report({"ignored_directive_lines": ignored}):
             print(line)

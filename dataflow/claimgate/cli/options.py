@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
 
 
@@ -65,10 +66,7 @@ def value_options(parsers: list[argparse.ArgumentParser]) -> set[str]:
     """Every option string (``--schema``) that takes a value in any of ``parsers``."""
     # argparse has no public listing of a parser's options; its option table is stable since 3.2.
     return {
-        option
-        for parser in parsers
-        for option, action in parser._option_string_actions.items()
-        if action.nargs != 0
+        option for parser in parsers for option, action in parser._option_string_actions.items() if action.nargs != 0
     }
 
 
@@ -147,3 +145,20 @@ def check_execution_options(args: argparse.Namespace) -> None:
 def progress_enabled(args: argparse.Namespace) -> bool:
     """A progress bar only for a person at a terminal, and never with ``--quiet``."""
     return not args.quiet and sys.stderr.isatty()
+
+
+def run_settings(args: argparse.Namespace) -> RunSettings:
+    """The one ``RunSettings`` of a gate or audit command, built once from its checked options.
+
+    Size limits, executor, scheduler, partition rows, a progress bar (``progress_enabled``);
+    the executor's own logging only with ``--debug``.
+    """
+    return RunSettings(
+        executor=args.executor,
+        scheduler=args.scheduler,
+        partition_rows=args.partition_rows,
+        progress=progress_enabled(args),
+        quiet=not getattr(args, "debug", False),
+        max_source_bytes=args.max_source_bytes,
+        max_corpus_bytes=args.max_corpus_bytes,
+    )

@@ -1,6 +1,6 @@
 """``claimgate pin`` and ``claimgate verify``: write a manifest from files, check every pin of one.
 
-The rules live in :mod:`claimgate.io.pinning` (see docs/gate-rules.md, "Pinning");
+The rules live in :mod:`claimgate.gate.pinning` (see docs/gate-rules.md, "Pinning");
 this module parses the options and prints what was done.
 """
 
@@ -10,9 +10,9 @@ import argparse
 import sys
 
 from claimgate.cli.options import Command, add_max_source_bytes, check_max_source_bytes
-from claimgate.execution.drivers import text_table
+from claimgate.cli.terminal import text_table
+from claimgate.gate.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
 from claimgate.gate.schema import load_schema
-from claimgate.io.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
 
 EXIT_REFUSED = 3
 

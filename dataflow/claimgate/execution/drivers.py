@@ -1,9 +1,13 @@
-"""Drivers: build Hamilton drivers for the gate and the audit, and run them.
+"""Drivers: build Hamilton drivers for the gate and the audit, and run them — one entry point per product.
 
 A small driver layer, as in Hamilton's examples: choose modules and config, pick an
-executor (``execution.executors``), ask for the final nodes. The JSON documents and
-terminal tables made from a run are in ``execution.documents``, re-exported here. No
-decision is taken here.
+executor (``execution.executors``), ask for the final nodes. ``run_gate`` and
+``run_audit`` are the only places either product is executed: the command line calls
+them with files, ``Gate`` and ``Audit`` (``claimgate.api``) with what they loaded once
+(``LoadedGate``, ``IndexedCorpus``). How a run runs travels whole as one
+``RunSettings``; what the audit's matching needs as one ``MatchSettings``. What the
+command line writes and prints from a run is ``cli.documents`` and ``cli.terminal``.
+No decision is taken here.
 """
 
 from __future__ import annotations
@@ -11,24 +15,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from hamilton import driver
 
 import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
-from claimgate.execution.documents import (  # noqa: F401  (re-exported: the driver layer's public names)
-    DETAIL_CHARS,
-    LIMIT,
-    POLICY,
-    case_entries,
-    case_entry,
-    clipped,
-    gate_document,
-    ignored_lines,
-    refusal_details,
-    summary_table,
-    text_table,
-)
 from claimgate.execution.executors import (  # noqa: F401  (re-exported)
     EXECUTORS,
     check_executor,
@@ -39,6 +31,7 @@ from claimgate.execution.executors import (  # noqa: F401  (re-exported)
     task_executor,
 )
 from claimgate.execution.progress import ProgressBar
+from claimgate.execution.settings import RunSettings
 from claimgate.gate import batching as gate_batching
 from claimgate.gate import loading as gate_loading
 from claimgate.gate import result_lines as gate_result_lines
@@ -46,6 +39,12 @@ from claimgate.gate import results as gate_results
 from claimgate.gate import stages as gate_stages
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io import pinned_sources
+
+if TYPE_CHECKING:  # the audit's modules are imported when an audit runs, not for a gate run
+    from claimgate.audit.matching.settings import MatchSettings
+
+#: How a run runs when the caller says nothing: whole-table, local, the loaders' size limits.
+LOCAL = RunSettings()
 
 
 def quiet_hamilton_logs(debug: bool = False) -> None:
@@ -65,9 +64,7 @@ def _builder(modules: tuple, config: dict, remote_executor: object | None) -> dr
 
 def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
     """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
-    builder = _builder(
-        (pinned_sources, gate_loading, gate_batching, gate_stages, gate_results), {}, remote_executor
-    )
+    builder = _builder((pinned_sources, gate_loading, gate_batching, gate_stages, gate_results), {}, remote_executor)
     if progress:
         builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
@@ -91,36 +88,76 @@ class GateRun:
     ignored_directive_lines: pd.DataFrame | None = None
 
 
-def run_gate(
-    manifest_path: str | Path,
-    cases_path: str | Path,
-    schema_path: str | Path | None = None,
-    *,
-    max_source_bytes: int | None = None,
-    max_corpus_bytes: int | None = None,
-    executor: str = "local",
-    scheduler: str | None = None,
-    partition_rows: int = 10_000,
-    progress: bool = False,
-) -> GateRun:
-    """Run the gate over a case table in one Hamilton execution (or one per partition).
+@dataclass(frozen=True)
+class LoadedGate:
+    """A manifest read and verified once, its claim schema, and the driver built for them (``Gate``).
 
-    Raises ``IngestionError`` when the manifest, a source, the schema or the case
-    table is refused; never for a single bad case.
+    ``manifest`` is ``io.sources.read_manifest``'s document; ``verified_sources`` the
+    ``verified_sources`` node's frame. Made by ``load_gate``; a run over it decides
+    against these values and reads no file.
     """
-    inputs: dict = {
-        "manifest_path": str(manifest_path),
-        "cases_path": str(cases_path),
-        "schema_path": str(schema_path or ""),
+
+    manifest: dict
+    verified_sources: pd.DataFrame
+    schema: ClaimSchema
+    driver: driver.Driver
+
+
+def load_gate(manifest: dict, schema_path: str | Path | None = None, settings: RunSettings = LOCAL) -> LoadedGate:
+    """Verify every pinned file of a read ``manifest`` and load the claim schema (``None``: Quill's), once.
+
+    Raises ``IngestionError`` exactly as a gate run over files refuses a whole run.
+    """
+    dr = gate_driver()
+    out = dr.execute(
+        ["verified_sources", "claim_schema"],
+        overrides={"load_manifest": manifest},
+        inputs={"schema_path": str(schema_path or ""), **settings.size_limits()},
+    )
+    return LoadedGate(manifest, out["verified_sources"], out["claim_schema"], dr)
+
+
+def _run_loaded_gate(loaded: LoadedGate, case_rows: pd.DataFrame) -> GateRun:
+    """Decide ``case_rows`` (``io.tables.case_table_frame``) against ``loaded`` in one local execution."""
+    overrides = {
+        "load_manifest": loaded.manifest,
+        "verified_sources": loaded.verified_sources,
+        "claim_schema": loaded.schema,
+        "case_rows": case_rows,
     }
-    if max_source_bytes is not None:
-        inputs["max_source_bytes"] = max_source_bytes
-    if max_corpus_bytes is not None:
-        inputs["max_corpus_bytes"] = max_corpus_bytes
-    with task_executor(executor, scheduler) as remote:
+    with gc_paused():
+        results = loaded.driver.execute(["gate_results"], overrides=overrides)["gate_results"]
+    return GateRun(results, case_rows, loaded.schema, loaded.verified_sources)
+
+
+def run_gate(
+    manifest: str | Path | LoadedGate,
+    cases: str | Path | pd.DataFrame,
+    schema_path: str | Path | None = None,
+    settings: RunSettings = LOCAL,
+) -> GateRun:
+    """Run the gate over a case table in one Hamilton execution (or one per partition of ``settings``).
+
+    The command line passes files: a manifest, a case table and a schema path (``None``:
+    Quill's). ``Gate`` passes a ``LoadedGate`` and the case frame of ``io.tables.case_table_frame``
+    (then ``schema_path`` and ``settings`` are those it was loaded with, and the run is one
+    local execution with no ``ignored_directive_lines``). Raises ``IngestionError`` when the
+    manifest, a source, the schema or the case table is refused; never for a single bad case.
+    """
+    if isinstance(manifest, LoadedGate):
+        if not isinstance(cases, pd.DataFrame):
+            raise TypeError("a LoadedGate decides a case frame (io.tables.case_table_frame), not a path")
+        return _run_loaded_gate(manifest, cases)
+    inputs: dict = {
+        "manifest_path": str(manifest),
+        "cases_path": str(cases),
+        "schema_path": str(schema_path or ""),
+        **settings.size_limits(),
+    }
+    with task_executor(settings.executor, settings.scheduler, settings.workers, settings.quiet) as remote:
         if remote is not None:
-            inputs["partition_rows"] = partition_rows
-        dr = gate_driver(remote, progress=progress)
+            inputs["partition_rows"] = settings.partition_rows
+        dr = gate_driver(remote, progress=settings.progress)
         # The loading nodes are upstream of every decision node: a refused manifest, schema
         # or case table stops the run before any case is decided.
         with gc_paused():
@@ -166,7 +203,8 @@ def audit_driver(document_source: str, remote_executor: object | None = None, pr
 class AuditRun:
     """What one audit run returns: one row per citation, the documents, and each document's extractor.
 
-    ``extractors`` (``{doc_id: extractor}``) is set only for a folder corpus (``io.documents``).
+    ``extractors`` (``{doc_id: extractor}``) is set only for a folder corpus (``io.documents``), read
+    now (``DocumentFolder``) or indexed once by ``Audit`` (``IndexedCorpus``).
     """
 
     results: pd.DataFrame
@@ -174,70 +212,139 @@ class AuditRun:
     extractors: dict | None = None
 
 
+@dataclass(frozen=True)
+class CorpusFile:
+    """An audit's documents from a corpus JSON file ``{doc_id: text}``."""
+
+    path: str | Path
+
+
+@dataclass(frozen=True)
+class PinnedManifest:
+    """An audit's documents from the pinned sources of a manifest (``doc_id`` = ``source_id``)."""
+
+    path: str | Path
+
+
+@dataclass(frozen=True)
+class DocumentFolder:
+    """An audit's documents from a folder of pages; ``glob`` selects its files (``None``: every file)."""
+
+    path: str | Path
+    glob: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexedCorpus:
+    """Documents indexed once (``Audit``): ``{doc_id: text}``, their extractors, the index, the driver."""
+
+    documents: dict
+    extractors: dict | None
+    index: object
+    driver: driver.Driver
+
+
+#: Where an audit's documents come from.
+Documents = CorpusFile | PinnedManifest | DocumentFolder | IndexedCorpus
+
+
+def _document_inputs(documents: Documents) -> tuple[str, dict]:
+    """The audit driver's ``document_source`` and the inputs naming the documents' file or folder."""
+    if isinstance(documents, CorpusFile):
+        return "corpus", {"corpus_path": str(documents.path)}
+    if isinstance(documents, PinnedManifest):
+        return "manifest", {"manifest_path": str(documents.path)}
+    if isinstance(documents, DocumentFolder):
+        return "folder", {
+            "corpus_dir": str(documents.path),
+            **({"corpus_glob": documents.glob} if documents.glob else {}),
+        }
+    raise TypeError(
+        f"documents must be a CorpusFile, PinnedManifest, DocumentFolder or IndexedCorpus, not {documents!r}"
+    )
+
+
+def read_documents(documents: CorpusFile | PinnedManifest, settings: RunSettings = LOCAL) -> dict:
+    """``{doc_id: text}`` of a corpus file or a manifest's pinned sources (verified), read once.
+
+    Raises ``IngestionError`` as an audit over the same documents refuses its whole run.
+    """
+    document_source, inputs = _document_inputs(documents)
+    return audit_driver(document_source).execute(["source_documents"], inputs={**inputs, **settings.size_limits()})[
+        "source_documents"
+    ]
+
+
+def index_corpus(documents: dict, extractors: dict | None = None, cache_dir: str | Path | None = None) -> IndexedCorpus:
+    """Index ``documents`` (``{doc_id: text}``) once; ``cache_dir`` keeps the index between processes."""
+    dr = audit_driver("corpus")
+    inputs = {} if cache_dir is None else {"cache_dir": str(cache_dir)}
+    index = dr.execute(["normalized_sources"], inputs=inputs, overrides={"source_documents": documents})
+    return IndexedCorpus(documents, extractors, index["normalized_sources"], dr)
+
+
+def _match_inputs(match: MatchSettings | None) -> dict:
+    """The matching nodes' inputs from ``match`` (``None``: ``MatchSettings()``; ``max_steps`` is not an input)."""
+    from claimgate.audit.matching.settings import MatchSettings
+
+    match = MatchSettings() if match is None else match
+    if match.max_steps != MatchSettings().max_steps:
+        raise ValueError("max_steps is the matcher's own limit; an audit run cannot change it")
+    return {
+        "min_tokens": match.min_tokens,
+        "min_fragment_tokens": match.min_fragment_tokens,
+        "window_chars": match.window_chars,
+    }
+
+
 def run_audit(
-    citations_path: str | Path,
+    citations: str | Path | pd.DataFrame,
+    documents: Documents,
     *,
-    corpus_path: str | Path | None = None,
-    manifest_path: str | Path | None = None,
-    corpus_dir: str | Path | None = None,
-    corpus_glob: str | None = None,
     llm_call: object | None = None,
-    min_tokens: int = 4,
-    window_chars: int = 2000,
-    max_source_bytes: int | None = None,
-    max_corpus_bytes: int | None = None,
-    executor: str = "local",
-    scheduler: str | None = None,
-    partition_rows: int = 10_000,
-    progress: bool = False,
+    match: MatchSettings | None = None,
     diagnose: bool = True,
     cache_dir: str | Path | None = None,
+    settings: RunSettings = LOCAL,
 ) -> AuditRun:
-    """Audit a citation table against a corpus file, a pinned manifest or a folder of pages (exactly one).
+    """Audit a citation table against ``documents``: a corpus file, a pinned manifest, a folder, or an index.
 
-    ``corpus_glob`` selects the folder's files (default every file, ``io.documents.DEFAULT_GLOB``).
-    ``diagnose``: add the near-miss diagnosis to rejected rows (verdicts are the same either way; see
-    docs/audit-rules.md, "Diagnosis"). ``cache_dir`` keeps the corpus index on disk between runs
-    (``audit.index_cache``). Raises ``IngestionError`` when the corpus, manifest, a source, a folder's
-    document or the citation table is refused; ``ValueError`` when not exactly one document source is given.
+    The command line passes a citation file and a ``CorpusFile``, ``PinnedManifest`` or
+    ``DocumentFolder``; ``Audit`` passes the citation frame of ``io.tables.citation_table_frame`` and
+    its ``IndexedCorpus`` (one local execution over the index built once). ``match`` travels whole to
+    the matching nodes (``None``: ``MatchSettings()``). ``diagnose``: add the near-miss diagnosis to
+    rejected rows (verdicts are the same either way; see docs/audit-rules.md, "Diagnosis").
+    ``cache_dir`` keeps the corpus index on disk between runs (``audit.index.cache``). Raises
+    ``IngestionError`` when the corpus, manifest, a source, a folder's document or the citation
+    table is refused.
     """
-    sources = {"corpus": corpus_path, "manifest": manifest_path, "folder": corpus_dir}
-    given = [name for name, value in sources.items() if value is not None]
-    if len(given) != 1:
-        raise ValueError("give exactly one of corpus_path, manifest_path and corpus_dir")
-    inputs: dict = {
-        "citations_path": str(citations_path),
-        "min_tokens": min_tokens,
-        "window_chars": window_chars,
-        "diagnose": diagnose,
-    }
-    if corpus_path is not None:
-        inputs["corpus_path"] = str(corpus_path)
-    elif corpus_dir is not None:
-        inputs["corpus_dir"] = str(corpus_dir)
-        if corpus_glob:
-            inputs["corpus_glob"] = corpus_glob
-    else:
-        inputs["manifest_path"] = str(manifest_path)
-    if max_source_bytes is not None:
-        inputs["max_source_bytes"] = max_source_bytes
-    if max_corpus_bytes is not None:
-        inputs["max_corpus_bytes"] = max_corpus_bytes
+    inputs: dict = {**_match_inputs(match), "diagnose": diagnose}
     if llm_call is not None:
         inputs["llm_call"] = llm_call
+    if isinstance(documents, IndexedCorpus):
+        overrides = {
+            "source_documents": documents.documents,
+            "normalized_sources": documents.index,
+            "citation_rows": citations,
+        }
+        results = documents.driver.execute(["audit_results"], inputs=inputs, overrides=overrides)["audit_results"]
+        return AuditRun(results, documents.documents, documents.extractors)
+    document_source, document_inputs = _document_inputs(documents)
+    inputs.update(citations_path=str(citations), **document_inputs, **settings.size_limits())
     if cache_dir is not None:
         inputs["cache_dir"] = str(cache_dir)
-    with task_executor(executor, scheduler) as remote:
+    folder = document_source == "folder"
+    with task_executor(settings.executor, settings.scheduler, settings.workers, settings.quiet) as remote:
         if remote is not None:
-            inputs["partition_rows"] = partition_rows
+            inputs["partition_rows"] = settings.partition_rows
         else:
-            inputs["show_progress"] = progress
-        dr = audit_driver(given[0], remote, progress=progress)
-        wanted = ["audit_results", "source_documents", *(["folder_documents"] if corpus_dir is not None else [])]
+            inputs["show_progress"] = settings.progress
+        dr = audit_driver(document_source, remote, progress=settings.progress)
+        wanted = ["audit_results", "source_documents", *(["folder_documents"] if folder else [])]
         with gc_paused():
             out = dr.execute(wanted, inputs=inputs)
     extractors = None
-    if corpus_dir is not None:
+    if folder:
         extractors = dict(zip(out["folder_documents"]["doc_id"], out["folder_documents"]["extractor"]))
     return AuditRun(out["audit_results"], out["source_documents"], extractors)
 

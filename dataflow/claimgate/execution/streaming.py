@@ -12,7 +12,7 @@ one execution of the same driver per chunk, which asks for the final nodes
 ``result_lines`` and ``case_outcomes`` (``gate.result_lines``: the chunk's JSONL bytes,
 joined straight from the decisions, and its decisions without result objects); the
 lines are written in case-table order into one temporary file that replaces the
-output only when every chunk is written (``tables.write_atomic``). The decision nodes
+output only when every chunk is written (``atomic.write_atomic``). The decision nodes
 are the same functions as in a whole-table run and the case chunks carry the whole
 table's positions and duplicate checks (``io.case_stream``), so the bytes are the
 same (tested).
@@ -43,37 +43,17 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.execution import drivers, workers
+from claimgate.execution.settings import RunSettings
 from claimgate.gate.decisions import Stage, decisions
+from claimgate.io.atomic import write_atomic
 from claimgate.io.case_stream import CaseChunks
-from claimgate.io.tables import write_atomic
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
 TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives", "parsed_claims", "parsed_claim_records")
 #: Rows per chunk of a local streamed run: about 200 MiB of chunk state on the benchmark's shapes.
-LOCAL_CHUNK_ROWS = 25_000
 #: Cases shown one per line in the command's summary table (as in a whole-table run).
 SUMMARY_ROWS = 50
 _SUMMARY_COLUMNS = ["position", "case_id", "status", "reason", "decided_at", "detail"]
-
-
-@dataclass(frozen=True)
-class StreamSettings:
-    """How a streamed run is cut and where it runs.
-
-    ``chunk_rows``: cases per chunk (at least 1). ``executor``: ``local``, ``dask``,
-    ``multiprocessing`` or ``ray``; ``scheduler``: a Dask scheduler or Ray address
-    (``None``: a local cluster of ``workers`` processes). ``window``: chunks in flight
-    on an executor (``None``: twice ``workers``). ``progress``: a bar of chunks on a
-    terminal's stderr. ``quiet``: keep the executor's own logging off stderr.
-    """
-
-    chunk_rows: int = LOCAL_CHUNK_ROWS
-    executor: str = "local"
-    scheduler: str | None = None
-    workers: int = 2
-    window: int | None = None
-    progress: bool = False
-    quiet: bool = True
 
 
 @dataclass
@@ -81,14 +61,14 @@ class StreamedGate:
     """What a streamed run returns: how many cases, counts by (status, reason), the first rows' decisions.
 
     ``results`` has the columns of ``gate_results`` but ``result`` for the first
-    ``SUMMARY_ROWS + 1`` cases only (enough for ``drivers.summary_table``).
+    ``SUMMARY_ROWS + 1`` cases only (enough for ``cli.terminal.summary_table``).
     ``ignored_directive_lines``: the lines a schema opt-in kept from being read.
     """
 
     cases: int = 0
     counts: collections.Counter = field(default_factory=collections.Counter)
     results: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=_SUMMARY_COLUMNS))
-    #: ``gate.stages.ignored_directive_lines`` of the pinned sources (for ``drivers.ignored_lines``).
+    #: ``gate.stages.ignored_directive_lines`` of the pinned sources (for ``cli.documents.ignored_lines``).
     ignored_directive_lines: pd.DataFrame | None = None
 
     def status_counts(self) -> pd.DataFrame:
@@ -205,7 +185,7 @@ def _local_chunks(chunks: Iterable[pd.DataFrame], constants: dict) -> Iterator[D
 
 
 @contextlib.contextmanager
-def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: StreamSettings) -> Iterator:
+def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: RunSettings) -> Iterator:
     """An iterator of ``DecidedChunk`` in table order, decided on ``settings.executor`` (closed on exit)."""
     window = settings.window or 2 * settings.workers
     if settings.executor == "local":
@@ -250,19 +230,17 @@ def stream_gate(
     cases_path: str | Path,
     output_path: str | Path,
     schema_path: str | Path | None = None,
-    *,
-    max_source_bytes: int | None = None,
-    max_corpus_bytes: int | None = None,
-    settings: StreamSettings = StreamSettings(),
+    settings: RunSettings = drivers.LOCAL,
 ) -> StreamedGate:
     """Decide a case table chunk by chunk and write its JSONL output atomically; return the run's summary.
 
     The output's bytes equal those of a whole-table run written with
-    ``tables.write_jsonl`` (one ``drivers.case_entry`` per line, in case-table order).
+    ``writers.write_jsonl`` (one ``gate.requests.case_entry`` per line, in case-table order).
     Raises ``IngestionError`` for a refused case table, manifest, source or schema (in
     that order, as a whole-table run), before anything is written; ``OutputError``
     when the output cannot be written; ``ValueError`` for an unknown executor or
-    ``chunk_rows`` < 1. Nothing is written unless every chunk is decided. The garbage
+    ``settings.stream_chunk_rows`` < 1 (chunks of ``settings.chunk_rows`` cases, else ``partition_rows``
+    on an executor and ``LOCAL_CHUNK_ROWS`` locally). Nothing is written unless every chunk is decided. The garbage
     collector is paused for the run and collects once between chunks, with the long-lived
     values frozen (``gc.freeze``; ``gc.unfreeze`` at the end also unfreezes whatever a
     caller had frozen).
@@ -289,9 +267,9 @@ def stream_gate(
     # lives through the run frozen out of its sight (``gc.freeze``), so each of those passes scans one
     # chunk's leftovers only (a full collection over 50,000 held rows took 0.3 s per chunk).
     with drivers.gc_paused():
-        chunks = CaseChunks(cases_path, settings.chunk_rows)  # a refused table stops here, first
+        chunks = CaseChunks(cases_path, settings.stream_chunk_rows)  # a refused table stops here, first
         constants, summary.ignored_directive_lines = table_constants(
-            manifest_path, schema_path, max_source_bytes, max_corpus_bytes
+            manifest_path, schema_path, settings.max_source_bytes, settings.max_corpus_bytes
         )
         gc.freeze()
         try:

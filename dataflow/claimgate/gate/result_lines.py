@@ -29,7 +29,7 @@ import pandas as pd
 
 from claimgate.gate.result_object import case_entry, entry_fields, refused_result, user_message_head
 from claimgate.gate.result_parts import ClaimRecords, ResultParts, claim_records_of
-from claimgate.io.tables import jsonl_line
+from claimgate.io.writers import jsonl_line
 
 #: Columns of ``case_outcomes``, in order.
 OUTCOME_COLUMNS = ("position", "case_id", "status", "reason", "error", "detail", "decided_at")

@@ -11,6 +11,7 @@ from claimgate.audit.diagnosis.nearest_passage import PassageIndex
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.execution import drivers
+from claimgate.execution.settings import RunSettings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -275,8 +276,8 @@ def _citations_file(tmp_path):
 
 def test_verdicts_are_identical_with_and_without_diagnosis(tmp_path):
     citations, corpus = _citations_file(tmp_path)
-    on = drivers.audit_rows(drivers.run_audit(citations, corpus_path=corpus))
-    off = drivers.audit_rows(drivers.run_audit(citations, corpus_path=corpus, diagnose=False))
+    on = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus)))
+    off = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus), diagnose=False))
     assert all("diagnosis" not in row for row in off)
     assert [{k: v for k, v in row.items() if k != "diagnosis"} for row in on] == off
     kinds = [row.get("diagnosis", {}).get("kind") for row in on]
@@ -285,9 +286,11 @@ def test_verdicts_are_identical_with_and_without_diagnosis(tmp_path):
 
 def test_partitioned_audit_gives_the_same_diagnoses(tmp_path):
     citations, corpus = _citations_file(tmp_path)
-    local = drivers.audit_rows(drivers.run_audit(citations, corpus_path=corpus))
+    local = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus)))
     parts = drivers.audit_rows(
-        drivers.run_audit(citations, corpus_path=corpus, executor="multiprocessing", partition_rows=4)
+        drivers.run_audit(
+            citations, drivers.CorpusFile(corpus), settings=RunSettings(executor="multiprocessing", partition_rows=4)
+        )
     )
     assert parts == local
 

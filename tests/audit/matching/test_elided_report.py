@@ -50,9 +50,9 @@ def test_judged_rows_carry_elided_and_plain_rows_do_not(tmp_path):
         {"citation_id": "c2", "claim": "y", "doc_id": "d", "quote": "... patients had serious adverse events"},
     ]
     citations.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    plain = drivers.audit_rows(drivers.run_audit(citations, corpus_path=corpus))
+    plain = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus)))
     assert all("elided" not in row for row in plain)
-    judged = drivers.audit_rows(drivers.run_audit(citations, corpus_path=corpus, llm_call=standin_judge.judge))
+    judged = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus), llm_call=standin_judge.judge))
     assert list(judged[0])[7:10] == ["spans", "elided", "judge"]
     assert [e["text"] for e in judged[0]["elided"]] == ["pressure"]
     assert judged[1]["gate_verdict"] == "not_found" and [e["text"] for e in judged[1]["elided"]] == ["No"]

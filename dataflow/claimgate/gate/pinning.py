@@ -1,4 +1,7 @@
-"""Pinning documentation: writing a manifest from files, and checking every pin of one.
+"""Pinning documentation: writing a manifest from files, and checking every pin of one (``claimgate pin``/``verify``).
+
+It sits on the gate's side of the layers (it reads the schema's version scheme, ``gate.versions``);
+the commands that call it are ``cli.pin``, the file primitives it uses are ``io``.
 
 Why: the gate trusts a page only through its manifest entry (path, version, SHA-256 of
 the raw bytes), and one stale hash refuses the whole run. Computing hashes by hand
@@ -37,7 +40,7 @@ from claimgate.io.sources import (
     read_manifest,
     read_source_text,
 )
-from claimgate.io.tables import write_json
+from claimgate.io.writers import write_json
 from claimgate.textlines import LINE_TERMINATORS
 
 SOURCE_ID_MODES = ("stem", "path")

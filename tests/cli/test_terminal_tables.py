@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claimgate.execution.documents import CASE_ID_CHARS, display_width, shown_case_id, text_table
+from claimgate.cli.terminal import CASE_ID_CHARS, display_width, shown_case_id, text_table
 
 
 def test_wide_characters_take_two_columns_and_combining_marks_none():
