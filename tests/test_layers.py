@@ -1,7 +1,7 @@
 """The package's layers, read from the source as a reader sees it: imports only go down, and no circle.
 
 Every module of ``claimgate`` is parsed with ``ast`` and every import counts: module-level, inside a
-function (lazy), and under ``if TYPE_CHECKING:``. The layers (ROOMS_PLAN.md, issue 18):
+function (lazy), and under ``if TYPE_CHECKING:``. The layers (README, "Project layout"):
 
 0. leaves: ``errors``, ``textlines``, ``lookalikes``, ``resources``, ``runtime``, ``reasons``, ``synthetic``
 1. ``io``
@@ -10,9 +10,7 @@ function (lazy), and under ``if TYPE_CHECKING:``. The layers (ROOMS_PLAN.md, iss
 4. ``cli``, ``api`` (and ``__main__``, the command line's entry)
 
 The package ``__init__`` is a leaf whose lazy ``Gate``/``Audit`` access to ``claimgate.api`` is the one
-allowed upward import. Every room is held to importing only down. The rooms held to no circle
-(``CHECKED_ROOMS``) are the leaves, ``io``, ``execution``, ``pictures``, ``cli`` and ``api``; ``gate`` and
-``audit`` join them when their own moves (which remove their circles) are merged.
+allowed upward import. Every room is held to importing only down and to no import circle.
 """
 
 from __future__ import annotations
@@ -36,22 +34,8 @@ LAYERS = {
     "api": 4,
     "__main__": 4,
 }
-#: Rooms whose modules must sit on no circle (every room must import only down).
-CHECKED_ROOMS = (
-    "errors",
-    "textlines",
-    "lookalikes",
-    "resources",
-    "runtime",
-    "reasons",
-    "synthetic",
-    "io",
-    "execution",
-    "pictures",
-    "cli",
-    "api",
-    "__main__",
-)
+#: Rooms whose modules must sit on no circle: every room.
+CHECKED_ROOMS = tuple(LAYERS)
 #: The one allowed upward import: the package's lazy ``from claimgate import api`` (``Gate``, ``Audit``).
 ALLOWED = {("claimgate", "claimgate.api")}
 
