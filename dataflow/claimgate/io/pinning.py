@@ -151,7 +151,9 @@ def new_entries(
 
     Raises ``IngestionError``: ``missing_source``, ``path_outside_root``,
     ``source_too_large``, ``invalid_encoding``, ``duplicate_source_id`` (two files, one
-    id); ``UsageError`` for an empty version, an unknown ``source_id`` mode or a bad template.
+    id), ``invalid_manifest`` (a path the manifest reader refuses: ``manifest_entry_problem``,
+    such as a file name with a tab, an escape or a newline); ``UsageError`` for an empty
+    version, an unknown ``source_id`` mode or a bad template.
     """
     if not isinstance(version, str) or not version.strip():
         raise UsageError("--version must be a non-empty string")
@@ -171,6 +173,11 @@ def new_entries(
         entry = {"source_id": sid, "version": version, "path": relative, "url": "", "sha256": ""}
         entry["url"] = url_for(url_template or DEFAULT_URL_TEMPLATE, entry)
         entry["sha256"] = file_sha256(root / relative, max_source_bytes)
+        # The manifest reader's own entry check (a control character or line terminator in the path):
+        # a name it would refuse is refused here, before anything is written.
+        problem = manifest_entry_problem(entry, len(entries), set())
+        if problem is not None:
+            raise problem
         # The gate's own checks (inside the folder, size, hash, UTF-8), so a fresh pin always verifies.
         read_source_text(root.resolve(), entry, max_source_bytes)
         entries[sid] = entry
