@@ -29,6 +29,7 @@ from pathlib import Path
 from claimgate.errors import IngestionError, OutputError, UsageError
 from claimgate.gate.versions import VersionScheme
 from claimgate.io.atomic import check_output_not_input
+from claimgate.io.manifest_lock import manifest_locked
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
@@ -268,9 +269,11 @@ def pinned_manifest(
     refuses; ``IngestionError`` ``invalid_source_version`` for a ``version`` with outer
     white space or a control character (``version_shape_problem``) or, with
     ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a source version.
-    Everything is checked before anything is written; the manifest is written
-    atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
-    each entry, and only when something changed. Raises what ``new_entries``,
+    Everything is checked before anything is written; the manifest is read, changed and
+    written under an exclusive lock (``io.manifest_lock``: a second ``pin`` of the same
+    manifest waits, then adds to what the first wrote), and written atomically, as
+    2-space-indented JSON ``{"sources": [...]}`` with the five fields of each entry, and
+    only when something changed. Raises what ``new_entries``,
     ``read_manifest`` (an existing manifest that is not sound) and ``merged_sources``
     raise; ``UsageError`` when ``manifest_path`` does not end in ``.json`` or is a folder.
     """
@@ -287,16 +290,17 @@ def pinned_manifest(
         if problem:
             raise IngestionError("invalid_source_version", f"--version {problem}")
     root = Path(os.path.abspath(path)).parent
-    existing = read_manifest(path)["sources"] if path.exists() else []
-    pinned = new_entries(
-        files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
-    )
-    report = merged_sources(existing, pinned, keep_urls=url_template is None)
-    if report.added or report.repinned:
-        _refuse_one_file_twice(root, report.sources)
-    if report.added or report.repinned or not path.exists():
-        write_json(path, {"sources": report.sources})
-        report.written = True
+    with manifest_locked(path):  # read, change and write under one lock: a concurrent pin waits, loses nothing
+        existing = read_manifest(path)["sources"] if path.exists() else []
+        pinned = new_entries(
+            files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
+        )
+        report = merged_sources(existing, pinned, keep_urls=url_template is None)
+        if report.added or report.repinned:
+            _refuse_one_file_twice(root, report.sources)
+        if report.added or report.repinned or not path.exists():
+            write_json(path, {"sources": report.sources})
+            report.written = True
     return report
 
 
