@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.errors import IngestionError
-from claimgate.io.files import file_kind
+from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
 
 #: Extractor name for each supported file extension (lower case).
@@ -218,19 +218,42 @@ def read_document_folder(
     file refused, in ``doc_id`` order: ``unsupported_document`` (no extractor for its extension, or PDF
     without the ``pdf`` extra), ``unreadable_document`` (cannot be read, not UTF-8, a broken PDF),
     ``document_too_large`` (over ``max_document_bytes``), and the refusals of ``document_paths``.
+    Each page is opened as a pinned source is (``io.files.open_regular_beneath``: its resolved path
+    checked to be inside the folder, then opened following no link and without blocking, and checked
+    once open), so a page swapped after the listing is refused too: for a link leading outside,
+    ``path_outside_root``; for a FIFO, socket or device, ``not_a_regular_file``.
     """
     rows = []
+    resolved_root = os.path.realpath(corpus_dir)
     for doc_id, path in document_paths(corpus_dir, glob):
         extractor = EXTRACTORS.get(path.suffix.lower())
         if extractor is None:
             supported = ", ".join(sorted(EXTRACTORS))
             raise IngestionError("unsupported_document", f"{doc_id}: no extractor for this file type (use {supported})")
+        # Opened as a pinned source is, not by path: a page swapped after the listing for a link
+        # leading outside, or for a FIFO, is refused here instead of being read or waited on.
         try:
-            with path.open("rb") as handle:
-                raw = handle.read(max_document_bytes + 1)  # never read more than the limit into memory
+            resolved = os.path.realpath(path, strict=True)
         except OSError as exc:
             raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
-        if len(raw) > max_document_bytes:
-            raise IngestionError("document_too_large", f"{doc_id}: more than {max_document_bytes} bytes")
+        if os.path.commonpath([resolved_root, resolved]) != resolved_root or resolved == resolved_root:
+            raise IngestionError("path_outside_root", f"{doc_id} resolves outside {corpus_dir}")
+        try:
+            fd, info = open_regular_beneath(resolved_root, os.path.relpath(resolved, resolved_root))
+        except NotRegularFileError:
+            kind = entry_kind(path) or "no longer a file"
+            raise IngestionError("not_a_regular_file", f"{doc_id} is {kind}, not a page") from None
+        except OSError as exc:  # ELOOP, ENOTDIR: a folder of its path swapped for a link while opening
+            raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
+        try:
+            if info.st_size > max_document_bytes:
+                raise TooLargeError(max_document_bytes)
+            raw = read_capped(fd, max_document_bytes)  # never read more than the limit into memory
+        except TooLargeError:
+            raise IngestionError("document_too_large", f"{doc_id}: more than {max_document_bytes} bytes") from None
+        except OSError as exc:
+            raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
+        finally:
+            os.close(fd)
         rows.append((doc_id, str(path), extractor, document_text(raw, extractor, doc_id)))
     return pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS)).astype({c: "str" for c in DOCUMENT_COLUMNS})
