@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import re
 import runpy
 import sys
@@ -416,6 +417,13 @@ def folder(tmp_path: Path, name: str, raw: bytes) -> str:
     return str(tmp_path / "pages")
 
 
+def fifo_folder(tmp_path: Path) -> str:
+    """A corpus folder whose one page is a FIFO (named pipe): refused, never read (it would block)."""
+    folder(tmp_path, "guide.md", GUIDE)
+    os.mkfifo(tmp_path / "pages" / "notes.md")
+    return str(tmp_path / "pages")
+
+
 RUNS = {
     "invalid_manifest": lambda c, t: gate_command(c, t, one(t, sha256=None)),
     "duplicate_source_id": lambda c, t: gate_command(
@@ -437,6 +445,7 @@ RUNS = {
         c, t, "--corpus-dir", folder(t, "guide.md", GUIDE), citations="["
     ),
     "invalid_corpus": lambda c, t: audit_command(c, t, "--corpus-dir", str(t / "no-such-folder")),
+    "not_a_regular_file": lambda c, t: audit_command(c, t, "--corpus-dir", fifo_folder(t)),
     "unsupported_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.bin", GUIDE)),
     "unreadable_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.md", b"caf\xe9\n")),
     "document_too_large": lambda c, t: audit_command(

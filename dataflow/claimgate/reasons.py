@@ -96,7 +96,7 @@ _REQUESTS = "docs/gate-rules.md#request-checks"
 _VERSIONS = "docs/gate-rules.md#versions"
 _DIRECTIVES = "docs/gate-rules.md#directives"
 _ORDER = "docs/gate-rules.md#decision-order"
-_AUDIT = "README.md#the-citation-audit-after-generation"
+_AUDIT = "docs/audit-rules.md#verdicts-and-reason-codes"
 _NEGATION = "docs/audit-rules.md#negation"
 _MARKS = "docs/audit-rules.md#ellipses-and-brackets"
 _EVIDENCE = "docs/audit-rules.md#minimum-evidence"
@@ -120,6 +120,13 @@ REASONS: tuple[Reason, ...] = (
         _RUN,
         "a path is absolute, has a `..` component, or a link resolves outside the manifest's (or corpus) folder",
         (_SOURCES, _FOLDER),
+    ),
+    Reason(
+        "not_a_regular_file",
+        _RUN,
+        "a `--corpus-dir` entry is a FIFO, socket, device, dangling link or link loop, or a page was swapped for "
+        "one after the listing",
+        (_FOLDER,),
     ),
     Reason("missing_source", _RUN, "a listed file does not exist or is not a regular file", (_SOURCES,)),
     Reason(
