@@ -29,6 +29,7 @@ from claimgate.audit.diagnosis import citation_diagnosis
 from claimgate.audit.index_cache import cached_corpus_index
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.quotes import CorpusIndex, audit_quote, build_corpus_index
+from claimgate.io.tables import QUOTE_TOO_LONG
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
 AUDIT_COLUMNS = (
@@ -82,7 +83,8 @@ def citation_matches(
     ``match_kind`` (``exact``/``elided``/``bracketed`` or None), ``matched_doc_ids``
     (list of str) and ``spans`` (list of ``{doc_id, start, end, start_line, end_line,
     text}`` in original characters, 1-based lines). A row with a
-    ``citation_problem`` is ``invalid_citation`` and is not matched. When a judge is
+    ``citation_problem`` is ``invalid_citation`` and is not matched (reason
+    ``quote_too_long`` for a quote over ``tables.MAX_QUOTE_CHARS``, else ``invalid_citation``). When a judge is
     configured (``llm_call``), also ``elided`` (list of ``{position, doc_id, start,
     end, start_line, end_line, text}``: what each ellipsis left out, see
     docs/audit-rules.md, "Ellipses and brackets"); without one the column is absent,
@@ -97,7 +99,8 @@ def citation_matches(
         rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress
     ):
         if problem:
-            outcomes.append(("invalid_citation", "invalid_citation", None, [], [], []))
+            reason = QUOTE_TOO_LONG if problem.startswith(f"{QUOTE_TOO_LONG}:") else "invalid_citation"
+            outcomes.append(("invalid_citation", reason, None, [], [], []))
             continue
         match = audit_quote(
             quote,

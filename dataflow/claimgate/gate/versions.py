@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 
 from packaging.version import VERSION_PATTERN, Version
 
+from claimgate.gate.memo import MEMO_ENTRIES, BoundedMemo
+
 #: The seed's scheme, and its detail text, kept byte for byte (golden outputs hold it).
 MAJOR_MINOR = r"^[0-9]+\.[0-9]+$"
 
@@ -59,7 +61,7 @@ class VersionScheme:
     pattern: str = field(default=r"^[0-9]+\.[0-9]+\Z")
     # Memo of string -> problem: a batch asks about the same few versions once per case and
     # candidate, and a plain dict lookup keeps that as cheap as the seed's cached expression test.
-    _memo: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
+    _memo: BoundedMemo = field(default_factory=BoundedMemo, init=False, compare=False, hash=False, repr=False)
 
     @property
     def description(self) -> str:
@@ -89,13 +91,12 @@ class VersionScheme:
             return f"a version of {len(value)} characters ({value[:24]!r}...) is over the {MAX_VERSION_CHARS} allowed"
         found = self._memo.get(value)
         if found is None:
-            if len(self._memo) >= MEMO_SIZE:
-                self._memo.clear()
-            found = self._memo[value] = _string_problem(self, value)
+            found = _string_problem(self, value)
+            self._memo.put(value, found)  # bounded by entries and bytes (gate/memo.py)
         return found
 
 
-MEMO_SIZE = 8192
+MEMO_SIZE = MEMO_ENTRIES  # the name before the memo was bounded by bytes too
 
 #: The longest version string read (characters): a longer requested or pinned version is refused
 #: (``invalid_requested_version``, ``invalid_source_version``) before any pattern sees it.
