@@ -420,3 +420,16 @@ def test_cache_folder_and_file_are_made_private_whatever_the_umask(tmp_path) -> 
     assert (tmp_path / "new" / "cache").stat().st_mode & 0o777 == 0o700
     assert path.stat().st_mode & 0o777 == 0o600
     Audit.from_corpus(DOCS, cache=tmp_path / "new" / "cache")  # and the next run accepts them
+
+
+def test_four_audits_sharing_one_cache_folder_agree_and_leave_one_loadable_file(tmp_path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = tmp_path / "shared-cache"
+    with ThreadPoolExecutor(4) as pool:  # cold and racing: each builds, stores and renames into place
+        rows = list(pool.map(lambda _: Audit.from_corpus(DOCS, cache=folder).check(CITATIONS).to_json(), range(4)))
+    assert rows == [COLD_ROWS] * 4
+    assert [p.name for p in folder.iterdir()] == [index_cache.cache_path(folder, index_cache.corpus_key(DOCS)).name]
+    with ThreadPoolExecutor(4) as pool:  # warm and racing: each loads
+        rows = list(pool.map(lambda _: Audit.from_corpus(DOCS, cache=folder).check(CITATIONS).to_json(), range(4)))
+    assert rows == [COLD_ROWS] * 4
