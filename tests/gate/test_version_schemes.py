@@ -219,3 +219,12 @@ def test_a_pattern_without_a_linear_time_match_is_invalid_schema(pattern):
 def test_python_spellings_of_a_pattern_are_read_as_python_reads_them(pattern, accepted, refused):
     scheme = version_scheme(pattern)
     assert [v for v in accepted if scheme.problem(v)] == [] and all(scheme.problem(v) for v in refused)
+
+
+def test_accepts_never_caches_an_over_long_text():
+    from claimgate.gate import versions
+
+    scheme = version_scheme(r"[0-9.]+")
+    before = versions._accepts.cache_info().currsize
+    assert not scheme.accepts("1" * (versions.MAX_VERSION_CHARS + 1)) and scheme.accepts("1.2")
+    assert versions._accepts.cache_info().currsize <= before + 1  # only the short one

@@ -73,8 +73,11 @@ class VersionScheme:
         return {"semver": "semver (MAJOR.MINOR.PATCH[-PRE][+BUILD])", "pep440": "PEP 440"}[self.name]
 
     def accepts(self, text: str) -> bool:
-        """Whether ``text`` is a version under this scheme (cached: a batch repeats few versions)."""
-        return _accepts(self.name, self.pattern, text)
+        """Whether ``text`` is a version under this scheme (cached: a batch repeats few versions).
+
+        A text over :data:`MAX_VERSION_CHARS` is not, and never reaches the cache or a pattern.
+        """
+        return len(text) <= MAX_VERSION_CHARS and _accepts(self.name, self.pattern, text)
 
     def problem(self, value: object) -> str:
         """``""`` when ``value`` is a version, else the one-line detail of the refusal.
