@@ -331,6 +331,7 @@ CITATIONS = {
     ("too_few_tokens", "insufficient_quote"): ("trial", "fell by"),
     ("fragment_too_short", "insufficient_quote"): ("trial", "Monthly migraine days fell ... placebo"),
     ("invalid_citation", "invalid_citation"): ("trial", None),
+    ("quote_too_long", "invalid_citation"): ("trial", "word " * 20_000),
 }
 
 

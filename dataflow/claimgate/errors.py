@@ -13,13 +13,26 @@ and a human ``detail``:
 
 from __future__ import annotations
 
+#: The longest refusal detail kept (characters): a longer one is cut, saying how long it was, so a hostile
+#: input (a 1 MB id, a 2,000-value enumeration) cannot make every refusal of a run that large.
+MAX_DETAIL_CHARS = 1000
+
+
+def bounded_detail(detail: str) -> str:
+    """``detail`` itself when at most :data:`MAX_DETAIL_CHARS` long, else its head and its length, in that bound."""
+    if len(detail) <= MAX_DETAIL_CHARS:
+        return detail
+    tail = f"... ({len(detail)} characters)"
+    return detail[: MAX_DETAIL_CHARS - len(tail)] + tail
+
 
 class ClaimgateError(Exception):
-    """Base class: a refusal with a stable ``reason`` code and a ``detail`` string."""
+    """Base class: a refusal with a stable ``reason`` code and a ``detail`` string (at most ``MAX_DETAIL_CHARS``)."""
 
     kind = "ClaimgateError"
 
     def __init__(self, reason: str, detail: str = "") -> None:
+        detail = bounded_detail(detail)
         self.reason = reason
         self.detail = detail
         super().__init__(f"{reason}: {detail}" if detail else reason)

@@ -311,6 +311,12 @@ REASONS: tuple[Reason, ...] = (
         (_EVIDENCE,),
     ),
     Reason(
+        "quote_too_long",
+        _citation("invalid_citation"),
+        "the quote is over `MAX_QUOTE_CHARS` (65,536 characters); refused before any matching",
+        (_AUDIT,),
+    ),
+    Reason(
         "invalid_citation",
         _citation("invalid_citation"),
         "the row is not an object, has no `citation_id` or `doc_id`, a non-string quote or claim, or a "
