@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 from claimgate.errors import IngestionError
 from claimgate.io.documents import MAX_HTML_DEPTH, html_visible_text, read_document_folder
+
+from ..helpers import cli
 
 #: Crafted pages of ``n`` repetitions, each a shape that is slow for some parser or tree builder.
 CRAFTED = {
@@ -77,3 +80,20 @@ def test_html_nested_deeper_than_the_bound_is_refused_naming_the_page(tmp_path):
         "document_too_deep",
         f"deep.html: HTML nested deeper than {MAX_HTML_DEPTH} elements",
     )
+
+
+def test_recursion_in_deeply_nested_html_is_read(capsys, tmp_path):
+    """1,000 nested inline elements overflowed the recursive walk (a traceback, exit 1); now the page is read."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    page = "<p>before</p>" + "<span>" * 1000 + "the deepest words here" + "</span>" * 1000 + "<p>after</p>"
+    (folder / "deep.html").write_text(page, encoding="utf-8")
+    assert html_visible_text(page) == "before\nthe deepest words here\nafter\n"
+    citations = tmp_path / "citations.jsonl"
+    citations.write_text(json.dumps({"citation_id": "a", "doc_id": "deep.html", "quote": "the deepest words here"}))
+    output = tmp_path / "out.jsonl"
+    code, _, err = cli(
+        capsys, "audit", "--corpus-dir", str(folder), "--citations", str(citations), "--output", str(output)
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(output.read_text(encoding="utf-8"))["verdict"] == "found"

@@ -148,7 +148,8 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
 
     Extracted by ``pypdf`` (the optional extra ``pip install 'claimgate[pdf]'``). Raises
     ``IngestionError``: ``unsupported_document`` when ``pypdf`` is not installed,
-    ``unreadable_document`` when the file is not a PDF pypdf can read, or is encrypted with a password.
+    ``unreadable_document`` when the file is not a PDF pypdf can read (whatever pypdf raises), or is
+    encrypted with a password, ``document_too_deep`` when its objects nest deeper than pypdf can recurse.
     """
     try:
         from pypdf import PdfReader
@@ -168,7 +169,11 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
         pages = [page.extract_text() or "" for page in reader.pages]
     except IngestionError:
         raise
+    except RecursionError:  # objects nested hundreds deep (arrays in a content stream): pypdf recurses
+        raise IngestionError("document_too_deep", f"{doc_id}: the PDF nests objects too deeply to read") from None
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:  # broken files
+        raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
+    except Exception as exc:  # anything else pypdf raises on a hostile file refuses this document, never a traceback
         raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
     finally:
         pypdf_logger.setLevel(level)
