@@ -6,11 +6,13 @@ the suite.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from claimgate.synthetic.gate_inputs import case_rows, write_case_table, write_sources
@@ -91,3 +93,103 @@ def test_pool_stopped_while_a_worker_writes_its_result_lets_the_run_exit():
         env={**os.environ, "PYTHONPATH": str(ROOT / "dataflow")},
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (0, "stopped\n"), done.stderr
+
+
+# ----------------------------------------------------------------------------- a worker or scheduler lost
+
+# The gate command with its chunk decider (streamed .jsonl) or its first stage (whole-table .json on
+# Hamilton's executor) replaced by one that kills, with SIGKILL, its own worker (``VICTIM`` unset) or the
+# process ``VICTIM`` names, once it reaches case 1,000. Forked multiprocessing workers inherit the
+# replacement; Dask pickles a function of ``__main__`` by value, so its workers run it too.
+KILLER = textwrap.dedent(
+    """
+    import functools, os, signal, sys
+    from claimgate.execution import streaming
+    from claimgate.gate import stages
+
+    VICTIM = int(os.environ.get("CLAIMGATE_TEST_VICTIM") or 0)
+    decided_chunk, first_stage = streaming.decided_chunk, stages.validated_requests
+
+    def kill_at_case_1000(case_table):
+        if int(case_table["position"].iloc[0]) >= 1000:
+            try:
+                os.kill(VICTIM or os.getpid(), signal.SIGKILL)
+            except ProcessLookupError:  # another task killed it first
+                pass
+
+    def killer(case_table, constants):
+        kill_at_case_1000(case_table)
+        return decided_chunk(case_table, constants)
+
+    @functools.wraps(first_stage)
+    def validated_requests(case_table, verified_sources, claim_schema):
+        kill_at_case_1000(case_table)
+        return first_stage(case_table, verified_sources, claim_schema)
+
+    if __name__ == "__main__":
+        streaming.decided_chunk, stages.validated_requests = killer, validated_requests
+        from claimgate.cli.main import main
+        sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def run_with_killer(command: list[str], victim: int | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "dataflow"), "CLAIMGATE_TEST_VICTIM": str(victim or "")}
+    return subprocess.run(
+        [sys.executable, "-c", KILLER, *command[2:]], capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+def assert_one_line_and_nothing_written(done: subprocess.CompletedProcess, output, reason: str) -> None:
+    assert done.returncode == 4, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: ExecutionError: {reason}: "), done.stderr
+    assert done.stderr.endswith("; nothing was written\n")
+    assert not output.exists() and not list(output.parent.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("output_name", ["out.jsonl", "out.json"])
+def test_a_killed_multiprocessing_worker_ends_in_one_line_and_exit_4(table, tmp_path, output_name):
+    """``kill -9`` of a worker gave a BrokenProcessPool traceback (exit 1) and a false 'interrupted by SIGTERM'."""
+    output = tmp_path / output_name
+    done = run_with_killer(gate_command(table, output, "multiprocessing"))
+    assert_one_line_and_nothing_written(done, output, "worker_lost")
+    assert "multiprocessing worker stopped" in done.stderr
+
+
+def test_a_killed_dask_worker_ends_in_one_line_and_exit_4(table, tmp_path):
+    """A worker of the local cluster killed mid-run gave a FutureCancelledError traceback."""
+    output = tmp_path / "out.jsonl"
+    done = run_with_killer(gate_command(table, output, "dask"))
+    assert_one_line_and_nothing_written(done, output, "worker_lost")
+
+
+def test_a_lost_dask_scheduler_ends_in_one_line_and_exit_4(table, tmp_path):
+    """The scheduler killed mid-run (on loopback) gave a traceback, or a line blaming the output file."""
+    scheduler_file = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    scheduler = subprocess.Popen(
+        [*dask, "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() or not scheduler_file.read_text():
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
+             "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        output = tmp_path / "out.jsonl"
+        command = [*gate_command(table, output, "dask"), "--scheduler", address]
+        done = run_with_killer(command, victim=scheduler.pid)
+        assert_one_line_and_nothing_written(done, output, "scheduler_lost")
+    finally:
+        for process in (worker, scheduler):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=30)
