@@ -193,3 +193,36 @@ def test_a_lost_dask_scheduler_ends_in_one_line_and_exit_4(table, tmp_path):
             if process is not None:
                 process.kill()
                 process.wait(timeout=30)
+
+
+def test_executor_failures_are_named_by_what_failed():
+    """Only the executor's own failure types become ``ExecutionError``; a task's error or a write keeps its type."""
+    import types
+    from concurrent.futures.process import BrokenProcessPool
+
+    from claimgate.errors import ExecutionError
+    from claimgate.execution.executors import executor_failure, local_cluster_start
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    local = types.SimpleNamespace(cluster=object(), status="running")
+    remote_gone = types.SimpleNamespace(cluster=None, status="connecting")
+    cases = [
+        (BrokenProcessPool("terminated abruptly"), None, "worker_lost"),
+        (KilledWorker("chunk-1", "tcp://127.0.0.1:1", 3), None, "worker_lost"),
+        (FutureCancelledError("chunk-1", "lost dependencies"), None, "worker_lost"),
+        (FutureCancelledError("chunk-1", "scheduler-connection-lost"), None, "scheduler_lost"),
+        (CommClosedError("in ConnectionPool.scatter"), local, "worker_lost"),
+        (CommClosedError("in ConnectionPool.scatter"), remote_gone, "scheduler_lost"),
+    ]
+    for exc, client, reason in cases:
+        assert executor_failure(exc, client).reason == reason, exc
+    for exc in (OSError(28, "No space left on device"), ValueError("a task's own error"), KeyError("x")):
+        assert executor_failure(exc, local) is None
+    with pytest.raises(ExecutionError, match="worker_lost: a worker of the local Dask cluster stopped"):
+        with local_cluster_start():
+            raise RuntimeError("Nanny failed to start.")
+    with pytest.raises(RuntimeError, match="something else"):
+        with local_cluster_start():
+            raise RuntimeError("something else")

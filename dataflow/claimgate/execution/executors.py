@@ -33,13 +33,15 @@ def check_executor(executor: str) -> None:
         raise ValueError("--executor ray needs the optional extra: pip install 'claimgate[ray]'")
 
 
-def executor_failure(exc: BaseException) -> ExecutionError | None:
+def executor_failure(exc: BaseException, client: object | None = None) -> ExecutionError | None:
     """The ``ExecutionError`` that ``exc`` means when it says the executor itself failed, else ``None``.
 
     ``worker_lost``: a multiprocessing worker ended before its task was done (``BrokenProcessPool``:
     killed, out of memory), Dask gave up on a task whose workers kept dying (``KilledWorker``) or
-    cancelled it after losing the worker (``FutureCancelledError``). ``scheduler_lost``: the Dask client
-    lost its scheduler (``FutureCancelledError`` for ``scheduler-connection-lost``, ``CommClosedError``).
+    cancelled it after losing the worker (``FutureCancelledError``), or a connection closed while the
+    Dask ``client`` still had its scheduler (a worker gone mid-transfer; always so for a local cluster,
+    whose scheduler lives in this process). ``scheduler_lost``: the Dask client lost its scheduler
+    (``FutureCancelledError`` for ``scheduler-connection-lost``, or ``CommClosedError`` otherwise).
     Only these types are read, so a task's own error and a failed output write keep their meaning.
     """
     from concurrent.futures.process import BrokenProcessPool
@@ -59,6 +61,12 @@ def executor_failure(exc: BaseException) -> ExecutionError | None:
     if isinstance(exc, FutureCancelledError) and "scheduler" not in str(exc.reason):
         detail = f"the Dask cluster cancelled a task after losing its worker (killed, or out of memory; {exc.reason})"
         return ExecutionError("worker_lost", f"{detail}; nothing was written")
+    scheduler_kept = client is not None and (
+        getattr(client, "cluster", None) is not None or getattr(client, "status", None) == "running"
+    )
+    if isinstance(exc, CommClosedError) and scheduler_kept:
+        detail = "a Dask worker went away while data moved to or from it (killed, or out of memory)"
+        return ExecutionError("worker_lost", f"{detail}; nothing was written")
     if isinstance(exc, FutureCancelledError | CommClosedError):
         return scheduler_lost()
     return None
@@ -70,12 +78,12 @@ def scheduler_lost() -> ExecutionError:
 
 
 @contextlib.contextmanager
-def executor_failures() -> Iterator[None]:
+def executor_failures(client: object | None = None) -> Iterator[None]:
     """Raise the ``ExecutionError`` an exception in the block means (``executor_failure``); others pass as they are."""
     try:
         yield
     except Exception as exc:
-        failure = executor_failure(exc)
+        failure = executor_failure(exc, client)
         if failure is None:
             raise
         raise failure from None
@@ -118,7 +126,7 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
             if scheduler:
                 client = dask_scheduler.scheduler_client(Client, scheduler)
             else:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), local_cluster_start():
                     # Another cluster on this machine holds port 8787: Dask picks another and says so.
                     warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
                     cluster = LocalCluster(
@@ -138,6 +146,18 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
                 cluster.close()
         finally:
             restore_console()
+
+
+@contextlib.contextmanager
+def local_cluster_start() -> Iterator[None]:
+    """A worker that dies while the local cluster starts (``Nanny failed to start``): ``worker_lost``, no traceback."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "failed to start" not in str(exc):
+            raise
+        detail = f"a worker of the local Dask cluster stopped while the cluster started ({exc})"
+        raise ExecutionError("worker_lost", f"{detail}; nothing was written") from None
 
 
 def quiet_dask_console() -> Callable[[], None]:
@@ -213,7 +233,7 @@ def task_executor(
     elif executor == "dask":
         from hamilton.plugins.h_dask import DaskExecutor
 
-        with dask_client(scheduler, workers) as client, executor_failures():
+        with dask_client(scheduler, workers) as client, executor_failures(client):
             yield DaskExecutor(client=client)
     else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself
         from hamilton.plugins.h_ray import RayTaskExecutor

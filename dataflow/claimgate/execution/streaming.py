@@ -224,7 +224,7 @@ def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: St
     if settings.executor == "local":
         yield _local_chunks(chunks, constants)
     elif settings.executor == "dask":
-        with drivers.dask_client(settings.scheduler, settings.workers) as client, executors.executor_failures():
+        with drivers.dask_client(settings.scheduler, settings.workers) as client, executors.executor_failures(client):
             shared = client.scatter(constants, broadcast=True)
             futures = (client.submit(decided_chunk, chunk, shared, pure=False) for chunk in chunks)
             yield _in_order(futures, _dask_result, window)
