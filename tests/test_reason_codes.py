@@ -446,6 +446,9 @@ RUNS = {
         c, t, "--corpus-dir", folder(t, "guide.md", GUIDE), citations="["
     ),
     "invalid_corpus": lambda c, t: audit_command(c, t, "--corpus-dir", str(t / "no-such-folder")),
+    "document_too_deep": lambda c, t: audit_command(
+        c, t, "--corpus-dir", folder(t, "guide.html", b"<div>" * 1_100 + GUIDE + b"</div>" * 1_100)
+    ),
     "not_a_regular_file": lambda c, t: audit_command(c, t, "--corpus-dir", fifo_folder(t)),
     "unsupported_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.bin", GUIDE)),
     "unreadable_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.md", b"caf\xe9\n")),
@@ -465,6 +468,21 @@ def test_run_codes_are_produced_by_the_command_line(capsys, tmp_path, code):
     assert produced[0] in reasons.reason(code).outcomes
 
 
+def test_executor_codes_are_produced_by_the_failures_they_name():
+    """A lost worker and a lost scheduler map to their codes (whole runs: tests/execution/test_executor_faults.py)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from claimgate.execution.executors import executor_failure
+
+    assert executor_failure(BrokenProcessPool()).reason == "worker_lost"
+    pytest.importorskip("distributed")
+    from distributed.comm.core import CommClosedError
+
+    assert executor_failure(CommClosedError("gone"), client=None).reason == "scheduler_lost"
+    for code in ("worker_lost", "scheduler_lost"):
+        assert reasons.reason(code).outcomes == (Outcome("run", "refused", "ExecutionError"),)
+
+
 def test_every_registered_outcome_is_produced_by_a_test_here():
     produced = (
         {(code, reasons.reason(code).outcomes[0]) for code in CASES}
@@ -474,6 +492,7 @@ def test_every_registered_outcome_is_produced_by_a_test_here():
         | {(code, Outcome("citation", verdict)) for code, verdict in CITATIONS}
         | {("match_too_complex", Outcome("citation", "not_found"))}
         | {(code, Outcome("run", "refused", "IngestionError")) for code in RUNS}
+        | {(code, Outcome("run", "refused", "ExecutionError")) for code in ("worker_lost", "scheduler_lost")}
     )
     registered = {(r.code, outcome) for r in reasons.REASONS for outcome in r.outcomes}
     assert sorted(registered - produced, key=str) == []

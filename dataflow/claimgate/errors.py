@@ -9,6 +9,9 @@ and a human ``detail``:
 - ``GateError``: one request (case row) is invalid. Only that case is refused.
 - ``DirectiveError``: an eligible source declares a directive-like line that the
   claim schema does not accept. Only the cases using that source are refused.
+
+``ExecutionError`` is not a refusal: the run's executor failed (a worker or the Dask
+scheduler was lost) and nothing was written; the command exits 4.
 """
 
 from __future__ import annotations
@@ -68,6 +71,12 @@ class DirectiveError(ClaimgateError):
     """An eligible source declares a directive the schema rejects; its cases are refused."""
 
     kind = "DirectiveError"
+
+
+class ExecutionError(ClaimgateError):
+    """The run's executor failed: a worker died (``worker_lost``) or the scheduler went away (``scheduler_lost``)."""
+
+    kind = "ExecutionError"
 
 
 class UsageError(Exception):

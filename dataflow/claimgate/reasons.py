@@ -31,7 +31,7 @@ AUDIT_VERDICTS = ("found", "misattributed", "not_found", "insufficient_quote", "
 #: How a ``found`` or ``misattributed`` quote matched (``None`` otherwise): the audit row's ``match_kind``.
 MATCH_KINDS = ("exact", "elided", "bracketed")
 #: The exceptions that carry a reason code (``claimgate.errors``).
-ERROR_KINDS = ("IngestionError", "GateError", "DirectiveError")
+ERROR_KINDS = ("IngestionError", "GateError", "DirectiveError", "ExecutionError")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class Reason:
 
 
 _RUN = (Outcome("run", "refused", "IngestionError"),)
+_EXECUTOR = (Outcome("run", "refused", "ExecutionError"),)
 _SOURCE = (Outcome("source", "refused", "DirectiveError"),)
 _REQUEST = (Outcome("case", "refused", "GateError"),)
 
@@ -175,8 +176,26 @@ REASONS: tuple[Reason, ...] = (
     Reason(
         "document_too_large",
         _RUN,
-        "one corpus document is over `--max-source-bytes` (16 MiB) in UTF-8",
+        "one corpus document is over `--max-source-bytes` (16 MiB) in UTF-8, or a PDF over its page or text bounds",
         (_FOLDER, _REFUSED),
+    ),
+    Reason(
+        "document_too_deep",
+        _RUN,
+        "an HTML page nests elements more than 1,024 deep, or a PDF nests objects deeper than its reader can follow",
+        (_FOLDER, _REFUSED),
+    ),
+    Reason(
+        "worker_lost",
+        _EXECUTOR,
+        "an executor's worker died mid-run (killed, out of memory); exit 4, nothing written",
+        (_REFUSED,),
+    ),
+    Reason(
+        "scheduler_lost",
+        _EXECUTOR,
+        "the Dask scheduler went away mid-run; exit 4, nothing written",
+        (_REFUSED,),
     ),
     Reason(
         "invalid_source_version",
