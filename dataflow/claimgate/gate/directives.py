@@ -38,6 +38,7 @@ from collections.abc import Iterator
 
 from claimgate.errors import DirectiveError
 from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.values import VALUE_TOKEN, ValueType
 from claimgate.lookalikes import fold_lookalikes
 from claimgate.textlines import LINE_TERMINATORS
 
@@ -47,6 +48,7 @@ DIRECTIVE_ERROR_REASONS = (
     "unsupported_operation",
     "unsupported_claim_key",
     "unknown_directive_value",
+    "wrong_value_type",
     "duplicate_directive",
 )
 
@@ -59,9 +61,39 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 def _pattern(prefix: str) -> re.Pattern[str]:
     if prefix not in _PATTERNS:
         _PATTERNS[prefix] = re.compile(
-            re.escape(prefix) + r" (?P<operation>[a-z_]+) (?P<key>[a-z_]+)=(?P<value>[a-z_]+)"
+            re.escape(prefix) + rf" (?P<operation>[a-z0-9_]+) (?P<key>[a-z0-9_]+)=(?P<value>{VALUE_TOKEN})"
         )
     return _PATTERNS[prefix]
+
+
+#: The forms a directive may take on its line, as ``(name, opening, closing)``: the line must be exactly
+#: ``opening + directive + closing`` (single spaces, nothing before or after). Every form is read by
+#: every schema; a directive-like line that fits none is ``malformed_directive`` (docs/gate-rules.md,
+#: "Directive forms").
+DIRECTIVE_FORMS = (
+    ("line", "", ""),
+    ("html_comment", "<!-- ", " -->"),
+    ("rst_comment", ".. ", ""),
+    ("myst_comment", "% ", ""),
+)
+
+#: An enumeration value keeps the seed's rule: a name, else the line is malformed (never a guess at a type).
+_ENUM_VALUE = re.compile(r"[a-z0-9_]+\Z")
+
+
+def directive_of(line: str, prefix: str) -> tuple[str, int, re.Match[str]] | None:
+    """``(form name, offset of the directive in the line, match)`` for a line in one of ``DIRECTIVE_FORMS``.
+
+    The match is the grammar ``<prefix> <operation> <key>=<value>`` on the directive's own
+    characters (``line[offset:offset + len(match[0])]``); ``None`` when no form fits in full.
+    """
+    pattern = _pattern(prefix)
+    for name, opening, closing in DIRECTIVE_FORMS:
+        if line.startswith(opening) and line.endswith(closing) and len(line) >= len(opening) + len(closing):
+            match = pattern.fullmatch(line, len(opening), len(line) - len(closing))
+            if match is not None:
+                return name, len(opening), match
+    return None
 
 
 #: Why a line holding the prefix was not read, as listed by ``ignored_lines_of``.
@@ -86,6 +118,12 @@ def is_directive_like(line: str, prefix: str, scope: str = "line") -> bool:
         line, prefix = fold_lookalikes(line), fold_lookalikes(prefix)
     if scope == "prefix":
         tokens = line.split(maxsplit=1)
+        if tokens and tokens[0] != prefix:
+            # A hidden form's opening (``<!--``, ``..``, ``%``) may stand before the prefix.
+            for _, opening, _ in DIRECTIVE_FORMS[1:]:
+                if line.startswith(opening):
+                    tokens = line[len(opening) :].split(maxsplit=1)
+                    break
         return bool(tokens) and tokens[0] == prefix
     return prefix in line or line.lstrip().startswith(prefix[0])
 
@@ -163,7 +201,6 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     names ``source_id`` and the 1-based line.
     """
     prefix = schema.prefix
-    pattern = _pattern(prefix)
     directives: list[dict] = []
     seen: set[tuple[str, str]] = set()
     # Fast path: an ASCII text without the prefix's first character has no directive-like line.
@@ -172,36 +209,47 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     for number, start, line, ignored in _candidate_lines(text, schema):
         if ignored:
             continue
-        end = start + len(line)
         where = f"{source_id}:{number}" if source_id else f"line {number}"
-        match = pattern.fullmatch(line)
-        if match is None:
+        found = directive_of(line, prefix)
+        if found is None:
             raise DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
+        _, offset, match = found
         operation, key, value = match["operation"], match["key"], match["value"]
+        spec = schema.operations.get(operation, {}).get(key)
+        if not isinstance(spec, ValueType) and not _ENUM_VALUE.match(value):
+            # Only a typed key reads a value that is not a name (the seed's grammar, checked first).
+            raise DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
         if operation not in schema.operations:
             raise DirectiveError("unsupported_operation", f"{where}: operation {operation!r}")
         allowed = schema.operations[operation]
         if key not in allowed:
             raise DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
-        if value not in allowed[key]:
+        typed = None
+        if isinstance(spec, ValueType):
+            typed = spec.read(value)
+            if typed is None:
+                wanted = spec.type + (f" matching {spec.pattern}" if spec.pattern else "")
+                raise DirectiveError("wrong_value_type", f"{where}: {operation}.{key}={value[:60]} is not a {wanted}")
+        elif value not in spec:
             raise DirectiveError(
-                "unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {list(allowed[key])}"
+                "unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {list(spec)}"
             )
         if (operation, key) in seen:
             raise DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")
         seen.add((operation, key))
-        directives.append(
-            {
-                "operation": operation,
-                "claim_key": key,
-                "value": value,
-                "start_line": number,
-                "end_line": number,
-                "start": start,
-                "end": end,
-                "quote": line,
-            }
-        )
+        directive = {
+            "operation": operation,
+            "claim_key": key,
+            "value": value,
+            "start_line": number,
+            "end_line": number,
+            "start": start + offset,
+            "end": start + offset + len(match[0]),
+            "quote": match[0],
+        }
+        if typed is not None:
+            directive["typed_value"] = typed
+        directives.append(directive)
     return directives
 
 
