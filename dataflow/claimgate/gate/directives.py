@@ -192,50 +192,59 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     """Parse every directive of one source text.
 
     Returns one dict per directive, in line order, with ``DIRECTIVE_FIELDS``:
-    ``operation, claim_key, value`` (str), ``start_line, end_line`` (1-based, equal
-    for a one-line directive), ``start, end`` (character offsets with
-    ``text[start:end] == quote``) and ``quote`` (the whole directive line).
+    ``operation, claim_key, value`` (str, the value as written), ``start_line, end_line``
+    (1-based, equal for a one-line directive), ``start, end`` (character offsets with
+    ``text[start:end] == quote``) and ``quote`` (the directive's own characters: the
+    whole line for a bare directive, without the comment markers of a hidden form);
+    a typed key's directive adds ``typed_value`` (``values.ValueType.read``).
     A text with no directive-like line returns ``[]``.
 
     Raises ``DirectiveError`` (reason codes in the module docstring); its detail
     names ``source_id`` and the 1-based line.
     """
-    prefix = schema.prefix
     directives: list[dict] = []
+    for item in read_directives(text, schema, source_id):
+        if isinstance(item, DirectiveError):
+            raise item
+        directives.append(item)
+    return directives
+
+
+def directive_problems(text: str, schema: ClaimSchema, source_id: str = "") -> tuple[list[dict], list[tuple]]:
+    """Every directive and **every** problem of one text (``parse_directives`` stops at the first).
+
+    Returns ``(directives, problems)``: the directives that are well formed (as
+    ``parse_directives`` gives them) and one ``(line, reason, detail)`` per refused line
+    (``line`` 1-based), both in line order. Used by ``claimgate lint`` (docs/gate-rules.md, "Lint").
+    """
+    directives: list[dict] = []
+    problems: list[tuple] = []
+    for item in read_directives(text, schema, source_id):
+        if isinstance(item, DirectiveError):
+            problems.append((item.line, item.reason, item.detail))
+        else:
+            directives.append(item)
+    return directives, problems
+
+
+def read_directives(text: str, schema: ClaimSchema, source_id: str = ""):
+    """Yield, in line order, each directive (a dict) or the ``DirectiveError`` refusing its line (``.line`` set)."""
+    prefix = schema.prefix
     seen: set[tuple[str, str]] = set()
     # Fast path: an ASCII text without the prefix's first character has no directive-like line.
     if prefix[0] not in text and text.isascii():
-        return directives
+        return
     for number, start, line, ignored in _candidate_lines(text, schema):
         if ignored:
             continue
         where = f"{source_id}:{number}" if source_id else f"line {number}"
-        found = directive_of(line, prefix)
-        if found is None:
-            raise DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
-        _, offset, match = found
+        error = _line_error(line, number, where, schema, seen)
+        if isinstance(error, DirectiveError):
+            error.line = number
+            yield error
+            continue
+        offset, match, typed = error
         operation, key, value = match["operation"], match["key"], match["value"]
-        spec = schema.operations.get(operation, {}).get(key)
-        if not isinstance(spec, ValueType) and not _ENUM_VALUE.match(value):
-            # Only a typed key reads a value that is not a name (the seed's grammar, checked first).
-            raise DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
-        if operation not in schema.operations:
-            raise DirectiveError("unsupported_operation", f"{where}: operation {operation!r}")
-        allowed = schema.operations[operation]
-        if key not in allowed:
-            raise DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
-        typed = None
-        if isinstance(spec, ValueType):
-            typed = spec.read(value)
-            if typed is None:
-                wanted = spec.type + (f" matching {spec.pattern}" if spec.pattern else "")
-                raise DirectiveError("wrong_value_type", f"{where}: {operation}.{key}={value[:60]} is not a {wanted}")
-        elif value not in spec:
-            raise DirectiveError(
-                "unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {list(spec)}"
-            )
-        if (operation, key) in seen:
-            raise DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")
         seen.add((operation, key))
         directive = {
             "operation": operation,
@@ -249,8 +258,35 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
         }
         if typed is not None:
             directive["typed_value"] = typed
-        directives.append(directive)
-    return directives
+        yield directive
+
+
+def _line_error(line: str, number: int, where: str, schema: ClaimSchema, seen: set):
+    """The ``DirectiveError`` refusing one directive-like line, else ``(offset, match, typed value or None)``."""
+    found = directive_of(line, schema.prefix)
+    if found is None:
+        return DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
+    _, offset, match = found
+    operation, key, value = match["operation"], match["key"], match["value"]
+    spec = schema.operations.get(operation, {}).get(key)
+    if not isinstance(spec, ValueType) and not _ENUM_VALUE.match(value):
+        # Only a typed key reads a value that is not a name (the seed's grammar, checked first).
+        return DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
+    if operation not in schema.operations:
+        return DirectiveError("unsupported_operation", f"{where}: operation {operation!r}")
+    if spec is None:
+        return DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
+    typed = None
+    if isinstance(spec, ValueType):
+        typed = spec.read(value)
+        if typed is None:
+            wanted = spec.type + (f" matching {spec.pattern}" if spec.pattern else "")
+            return DirectiveError("wrong_value_type", f"{where}: {operation}.{key}={value[:60]} is not a {wanted}")
+    elif value not in spec:
+        return DirectiveError("unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {list(spec)}")
+    if (operation, key) in seen:
+        return DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")
+    return offset, match, typed
 
 
 def ignored_lines_of(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
