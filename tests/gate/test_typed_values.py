@@ -175,3 +175,18 @@ def test_an_enumeration_claim_carries_no_typed_value(tmp_path):
     gate = _typed_gate(tmp_path, {"guide": b"@acme client http2_mode=enabled\n"})
     result = gate.decide(["guide"], "1.0", "http2_mode")
     assert result["agreed_value"] == "enabled" and "typed_value" not in result["claims"][0]
+
+
+def test_a_batch_mixing_typed_and_enumeration_claims_keeps_each_record_its_own_fields(tmp_path):
+    gate = _typed_gate(
+        tmp_path,
+        {"a": b"@acme client timeout=5\n@acme client http2_mode=enabled\n", "b": b"@acme client timeout=5.0\n"},
+    )
+    rows = [
+        {"case_id": "t", "candidate_ids": ["a", "b"], "requested_version": "1.0", "claim_key": "timeout"},
+        {"case_id": "m", "candidate_ids": ["a"], "requested_version": "1.0", "claim_key": "http2_mode"},
+    ]
+    timeout, mode = gate.decide_many(rows)["result"]
+    assert [c["typed_value"] for c in timeout["claims"]] == [5.0, 5.0]
+    assert "typed_value" not in mode["claims"][0] and mode["agreed_value"] == "enabled"
+    assert timeout == gate.decide(["a", "b"], "1.0", "timeout") and mode == gate.decide(["a"], "1.0", "http2_mode")

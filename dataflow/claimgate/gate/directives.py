@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterator
 
 from claimgate.errors import DirectiveError
+from claimgate.gate.context import context_span
 from claimgate.gate.schema import ClaimSchema
 from claimgate.gate.values import VALUE_TOKEN, ValueType
 from claimgate.lookalikes import fold_lookalikes
@@ -258,6 +259,8 @@ def read_directives(text: str, schema: ClaimSchema, source_id: str = ""):
         }
         if typed is not None:
             directive["typed_value"] = typed
+        if schema.context:
+            directive["context"] = context_span(text, directive["start"], prefix)
         yield directive
 
 

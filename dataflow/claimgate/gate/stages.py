@@ -52,7 +52,7 @@ _REQUESTED_CLAIM_COLUMNS = {"position": "int64", "source_id": "str", "start": "i
                             "claim_number": "int64", "agreed": "object"}  # fmt: skip
 #: Columns ``source_directives`` adds after ``CLAIM_FIELDS``: the typed value (``None`` for an enumeration),
 #: the agreement key (typed equality, ``values.agreement_key``) and the value an agreement reports.
-_TYPED_CLAIM_COLUMNS = {"typed_value": "object", "agreement": "str", "agreed": "object"}
+_TYPED_CLAIM_COLUMNS = {"typed_value": "object", "agreement": "str", "agreed": "object", "context": "object"}
 
 
 @tag(decides=list(REQUEST_CHECKS))
@@ -145,7 +145,8 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
     ``result_object.CLAIM_FIELDS`` (``start_line``/``end_line`` 1-based, ``start``/``end``
     character offsets, all int64; the rest str), then ``typed_value`` (object: the typed
     value of a typed key, else ``None``), ``agreement`` (str: equal exactly when two values
-    agree) and ``agreed`` (object: the typed value, or the enumeration value), sorted by
+    agree), ``agreed`` (object: the typed value, or the enumeration value) and ``context``
+    (object: ``{"start", "end", "text"}`` with ``[directives] context = true``, else ``None``), sorted by
     ``source_id`` then ``start``.
     ``errors``: one row per source whose directives are refused (the parser's first
     ``DirectiveError``), columns ``source_id, reason, detail`` (str). Sources eligible
@@ -169,10 +170,14 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
             "source_sha256": record["sha256"],
             "document_revision": record["document_revision"],
         }
-        claims.extend({**provenance, **directive, **typed_columns(directive)} for directive in directives)
+        claims.extend(
+            {**provenance, **directive, **typed_columns(directive), "context": directive.get("context")}
+            for directive in directives
+        )
     integer = ("start_line", "end_line", "start", "end")
     dtypes = {c: ("int64" if c in integer else "str") for c in CLAIM_FIELDS} | _TYPED_CLAIM_COLUMNS
-    parsed = pd.DataFrame(claims, columns=list(dtypes)).astype(dtypes)
+    # dtype=object first: a column of numbers and None (typed and enumeration claims) must keep its None.
+    parsed = pd.DataFrame(claims, columns=list(dtypes), dtype=object).astype(dtypes)
     refused = pd.DataFrame(errors, columns=["source_id", "reason", "detail"]).astype("str")
     return {"claims": parsed, "errors": refused}
 
