@@ -50,7 +50,6 @@ def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--source-id",
         choices=SOURCE_ID_MODES,
-        default="stem",
         help="source_id from the file name without extension (stem, default) or the relative path (path)",
     )
     parser.add_argument("--schema", help="claim schema TOML whose version scheme --version must follow (optional)")
@@ -95,6 +94,7 @@ def _pin_plan(args: argparse.Namespace) -> tuple[list[str], str | dict, str, str
     else:
         raise UsageError("--version or --version-from-path is required (for a file not pinned yet)")
     url_template = args.url_template or (project.url_template if project else None)
+    args.source_id = args.source_id or (project.source_id if project else None) or "stem"
     return files, version, output, resolved.schema, url_template
 
 

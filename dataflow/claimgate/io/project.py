@@ -11,6 +11,7 @@ file's own folder. A command-line option always wins over the file.
     glob = "**/*.md"                         # optional: which files of the folders (default: .md .rst .txt .html)
     exclude = ["**/drafts/**"]               # optional
     url_template = "https://docs.acme.dev/{version}/{stem}"   # optional
+    source_id = "path"                       # optional: pin's --source-id (stem or path)
 
 Unknown keys, values of the wrong shape and TOML that does not parse are a usage
 error (``UsageError``, exit 2) naming the file: a misspelt key never silently means
@@ -26,7 +27,7 @@ from pathlib import Path
 from claimgate.errors import UsageError
 
 PROJECT_FILE = "claimgate.toml"
-_STRINGS = ("schema", "manifest", "version_from_path", "glob", "url_template")
+_STRINGS = ("schema", "manifest", "version_from_path", "glob", "url_template", "source_id")
 _LISTS = ("docs", "exclude")
 
 
@@ -43,6 +44,7 @@ class Project:
     glob: str | None = None
     exclude: tuple[str, ...] = ()
     url_template: str | None = None
+    source_id: str | None = None
 
 
 def find_project(explicit: str | None, folder: str | Path = ".") -> Project | None:
