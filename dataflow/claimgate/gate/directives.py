@@ -7,7 +7,9 @@ prose around them. A line (without its terminator, as ``str.splitlines`` splits)
 default) when it contains the schema prefix or its first non-space character is the
 prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
-trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
+trailing white space), each name ``[a-z0-9_]+``, bare or in one of ``DIRECTIVE_FORMS``
+(an HTML, reStructuredText or MyST comment; docs/gate-rules.md, "Directives" and
+"Directive forms"). A typed key's value is read by ``values.ValueType``.
 
 Directive-likeness is decided on a *folded* copy of a non-ASCII line
 (:func:`claimgate.lookalikes.fold_lookalikes`: invisible format characters removed,
@@ -27,8 +29,9 @@ of an opt-in is reported by ``ignored_lines_of``, never silently used or dropped
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
-``unknown_directive_value``, then ``duplicate_directive`` (the same operation and key
-declared twice in one source, whatever the values).
+``unknown_directive_value`` (an enumeration key) or ``wrong_value_type`` (a typed key),
+then ``duplicate_directive`` (the same operation and key declared twice in one source,
+whatever the values). ``directive_problems`` lists every problem instead (``claimgate lint``).
 """
 
 from __future__ import annotations
