@@ -184,3 +184,24 @@ def test_gate_and_audit_take_the_manifest_from_the_project_file(project, capsys)
     (project / "cites.jsonl").write_text(json.dumps(citation) + "\n", encoding="utf-8")
     code, _, err = cli(capsys, "audit", "--citations", "cites.jsonl", "--output", "audit.jsonl", "--quiet")
     assert code == 0, err
+
+
+def test_streamed_lines_carry_the_same_typed_values_and_context_as_the_document(project, capsys):
+    (project / "wisp.toml").write_text(SCHEMA + "[directives]\ncontext = true\n", encoding="utf-8")
+    (project / "claimgate.toml").write_text(PROJECT + 'exclude = ["**/drafts/**"]\n', encoding="utf-8")
+    assert cli(capsys, "pin", "--source-id", "path")[0] == 0
+    cases = [
+        {"case_id": "t", "candidate_ids": ["docs/1.0/guide.md", "docs/1.0/reference.rst"],
+         "requested_version": "1.0", "claim_key": "timeout"},
+        {"case_id": "m", "candidate_ids": ["docs/1.0/reference.rst"], "requested_version": "1.0", "claim_key": "mode"},
+    ]  # fmt: skip
+    (project / "cases.json").write_text(json.dumps(cases), encoding="utf-8")
+    assert cli(capsys, "gate", "--cases", "cases.json", "--output", "out.json", "--quiet")[0] == 0
+    assert cli(capsys, "gate", "--cases", "cases.json", "--output", "out.jsonl", "--quiet")[0] == 0
+    document = json.loads((project / "out.json").read_text())["cases"]
+    lines = [json.loads(line) for line in (project / "out.jsonl").read_text().splitlines()]
+    assert document == lines
+    timeout, mode = (entry["result"] for entry in document)
+    assert [c["typed_value"] for c in timeout["claims"]] == [5.0, 5.0]
+    assert "five seconds" in timeout["claims"][0]["context"]["text"]
+    assert mode["agreed_value"] == "fast" and "typed_value" not in mode["claims"][0]
