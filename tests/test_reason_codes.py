@@ -65,6 +65,7 @@ def test_codes_by_scope():
         "unsupported_operation",
         "unsupported_claim_key",
         "unknown_directive_value",
+        "wrong_value_type",
         "duplicate_directive",
     )
     assert "invalid_source_version" in reasons.codes(scope="run")
@@ -297,6 +298,23 @@ def test_missing_operation_is_produced_by_gate_decide(tmp_path):
     assert case(two, ["guide"]) == (reasons.reason("missing_operation").outcomes[0], "missing_operation")
 
 
+TYPED = 'prefix = "@quill"\n[operations.create_copy]\nexisting_path = ["refuse"]\ntimeout = { type = "number" }\n'
+
+
+def test_wrong_value_type_is_produced_by_gate_decide(tmp_path):
+    schema = tmp_path / "typed.toml"
+    schema.write_text(TYPED, encoding="utf-8")
+    pages = {"fast": ("1.0", b"@quill create_copy timeout=fast\n"), "five": ("1.0", b"@quill create_copy timeout=5\n")}
+    typed = Gate.from_manifest(write_manifest(tmp_path / "docs", pages), schema)
+    refused = Outcome("source", "refused", "DirectiveError")
+    assert decided(typed.decide(["fast"], "1.0", "timeout")) == (
+        Outcome("case", "refused", "DirectiveError"),
+        "wrong_value_type",
+    )
+    assert reasons.reason("wrong_value_type").outcomes == (refused,)
+    assert typed.decide(["five"], "1.0", "timeout")["status"] == "ready"
+
+
 @pytest.mark.parametrize("code", sorted(DIRECTIVE_LINES))
 def test_directive_codes_refuse_the_cases_of_their_source_only(gate, code):
     rows = [
@@ -488,6 +506,7 @@ def test_every_registered_outcome_is_produced_by_a_test_here():
         {(code, reasons.reason(code).outcomes[0]) for code in CASES}
         | {("invalid_case", Outcome("case", "refused", "GateError"))}
         | {("missing_operation", Outcome("case", "refused", "GateError"))}
+        | {("wrong_value_type", Outcome("source", "refused", "DirectiveError"))}
         | {(code, Outcome("source", "refused", "DirectiveError")) for code in DIRECTIVE_LINES}
         | {(code, Outcome("citation", verdict)) for code, verdict in CITATIONS}
         | {("match_too_complex", Outcome("citation", "not_found"))}

@@ -32,6 +32,7 @@ from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.execution.settings import RunSettings
+from claimgate.gate.declaring import declaring_ids, declaring_sources
 from claimgate.gate.reference import decide_case
 from claimgate.gate.schema import ClaimSchema
 from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
@@ -104,6 +105,7 @@ class Gate:
         self._manifest_path = manifest_path
         self._schema_path = schema_path
         self._records = {record["source_id"]: record for record in loaded.verified_sources.to_dict("records")}
+        self._declared: pd.DataFrame | None = None  # declaring_sources, built at the first ``declaring``
 
     @classmethod
     def from_manifest(
@@ -205,6 +207,21 @@ class Gate:
         if isinstance(candidate_ids, list):
             self.check_pins(candidate_ids)
         return decide_case(row, self._records, self._loaded.schema)
+
+    def declaring(self, requested_version: str, claim_key: str, operation: str | None = None) -> list[str]:
+        """Sorted ids of the pinned sources of exactly ``requested_version`` that declare ``(operation, claim_key)``.
+
+        ``operation`` ``None`` means the schema's single operation. A source whose directives are
+        refused is not declaring (the gate would refuse its cases). Raises ``ValueError`` (its message
+        starts with the request check's reason) for an operation or key the schema lacks, and
+        ``IngestionError`` when a pinned file changed since it was verified (``check_pins``).
+        The same answer as the ``gate.declaring.declaring_sources`` node; docs/python-api.md,
+        "Which pages declare a key".
+        """
+        self.check_pins(list(self._records))
+        if self._declared is None:
+            self._declared = declaring_sources(self._loaded.verified_sources, self._loaded.schema)
+        return declaring_ids(self._declared, self._loaded.schema, requested_version, claim_key, operation)
 
     def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
         """Decide a batch in one Hamilton execution; one row per case, in input order.

@@ -216,6 +216,12 @@ REASONS: tuple[Reason, ...] = (
     ),
     Reason("unsupported_claim_key", _SOURCE, "a directive names a key the operation does not declare", (_DIRECTIVES,)),
     Reason("unknown_directive_value", _SOURCE, "a directive's value is not in the key's enumeration", (_DIRECTIVES,)),
+    Reason(
+        "wrong_value_type",
+        _SOURCE,
+        "a directive's value is not a value of its typed key (bool, number, integer, string and its pattern)",
+        ("docs/gate-rules.md#typed-values",),
+    ),
     Reason("duplicate_directive", _SOURCE, "one source declares the same operation and key twice", (_DIRECTIVES,)),
     # --- one case (GateError for the request checks, then the decisions) ---
     Reason(

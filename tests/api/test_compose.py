@@ -33,11 +33,12 @@ def run_block(index: int) -> dict:
     return namespace
 
 
-def test_readme_has_the_three_tested_blocks():
+def test_readme_has_the_four_tested_blocks():
     blocks = readme_blocks()
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     assert "Gate.from_manifest" in blocks[0]
     assert "def candidate_ids" in blocks[1] and "def generated_answers" in blocks[2]
+    assert "declaring_sources" in blocks[3]
 
 
 def test_python_api_example_gives_the_command_line_results(capsys):
@@ -73,3 +74,16 @@ def test_generation_node_citations_feed_the_audit_nodes():
     ]
     expected = Audit.from_corpus(FIXTURES / "audit" / "corpus.json").check(citations, diagnose=False)
     pd.testing.assert_frame_equal(audited[list(AUDIT_COLUMNS)].reset_index(drop=True), expected)
+
+
+def test_retrieval_completed_by_the_declaring_set_comes_out_ready():
+    namespace = run_block(3)
+    out = namespace["out"]
+    (candidates,) = out["candidate_ids"].tolist()
+    # quill-guide (retrieved) is silent on close_required: filtered out; quill-missing-claim (missed): completed.
+    assert candidates == ["quill-reference", "quill-missing-claim"]
+    (result,) = out["gate_result"]["result"]
+    assert (result["status"], result["agreed_value"]) == ("ready", "yes")
+    gate = Gate.from_manifest(FIXTURES / "manifest.json")
+    assert sorted(candidates) == gate.declaring("1.0", "close_required")
+    assert json.dumps(result) == json.dumps(gate.decide(candidates, "1.0", "close_required"))

@@ -231,3 +231,62 @@ def test_pin_verify_gate_walkthrough_with_the_installed_command(installed):
     assert done.stdout.rstrip().endswith("all 3 pins of manifest.json hold")
     results = {e["case_id"]: e["result"] for e in json.loads((folder / "result.json").read_text())["cases"]}
     assert results["buffering-1.4"]["status"] == "ready"
+
+
+# --- docs/walkthrough-project.md, run as written with the wheel's command and python -------------------
+
+
+def project_walkthrough_script() -> str:
+    """The ``sh`` block of docs/walkthrough-project.md, verbatim."""
+    import re
+
+    text = (ROOT / "docs" / "walkthrough-project.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"^```sh\n(.*?)^```$", text, flags=re.S | re.M)
+    return block
+
+
+@pytest.fixture(scope="module")
+def project_walk(installed):
+    folder = installed.workdir / "wisp"
+    folder.mkdir()
+    env_path = f"{installed.python.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    done = installed.run("env", f"PATH={env_path}", "bash", "-e", "-c", project_walkthrough_script(), cwd=folder)
+    return done, folder
+
+
+def test_project_walkthrough_runs_from_the_wheel(project_walk):
+    done, folder = project_walk
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning" not in done.stderr and "Quill" not in done.stderr  # the project's schema, every step
+
+
+def test_project_walkthrough_lint_finds_the_conflict_then_passes(project_walk):
+    _, folder = project_walk
+    before = (folder / "lint-before.txt").read_text()
+    assert "docs/1.0/guide.md=true, docs/1.0/reference.rst=False" in before and "CONFLICT" in before
+    assert "lint fails: 0 directive problem(s), 1 conflict(s), 3 gap(s)" in before
+    after = json.loads((folder / "lint-after.json").read_text())
+    assert after["summary"] == {"conflicts": 0, "exit_status": 0, "gaps": 3, "problems": 0, "strict": False}
+    assert "0 added, 1 re-pinned, 3 unchanged, 0 removed" in (folder / "update.txt").read_text()
+
+
+def test_project_walkthrough_gate_and_declaring_decide_as_the_page_says(project_walk):
+    _, folder = project_walk
+    document = json.loads((folder / "result.json").read_text())
+    assert document["execution_mode"] == "wisp-docs-gate"
+    results = {entry["case_id"]: entry["result"] for entry in document["cases"]}
+    timeout = results["timeout-1.0"]
+    assert (timeout["status"], timeout["agreed_value"]) == ("ready", 5.0)
+    assert [(c["value"], c["typed_value"], c["quote"]) for c in timeout["claims"]] == [
+        ("5", 5.0, "@wisp client timeout=5"),
+        ("5.0", 5.0, "@wisp client timeout=5.0"),
+    ]
+    guide = (folder / "docs/1.0/guide.md").read_text()
+    claim = timeout["claims"][0]
+    assert guide[claim["start"] : claim["end"]] == claim["quote"] and claim["start_line"] == 3
+    assert "within five seconds" in claim["context"]["text"]
+    assert "within five seconds" in timeout["answer_request"]["messages"][1]["content"]
+    assert results["redirects-2.0"]["reason"] == "requested_claim_missing"
+    assert (folder / "declaring.txt").read_text() == "['docs/2.0/guide.md'] ready True\n"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert len(manifest["schema_sha256"]) == 64

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from claimgate.execution import drivers
 from claimgate.gate.reference import decide_case
+from claimgate.resources import default_schema_path
 
 from ..helpers import FIXTURES, cli, pin_sources, run_cli
 
@@ -112,7 +113,11 @@ def test_default_run_results_equal_the_reference_field_for_field(default_run):
 
 def test_a_completed_run_exits_0_whatever_the_statuses(tmp_path, capsys):
     code, out, err = cli(capsys, "gate", "--manifest", MANIFEST, "--cases", CASES, "--output", str(tmp_path / "o.json"))
-    assert (code, err) == (0, "")
+    # The one line on stderr says which schema the run fell back to (docs/using-your-docs.md, "A project file").
+    assert (code, err) == (
+        0,
+        f"note: no --schema and no project schema: used Quill's schema ({default_schema_path()})\n",
+    )
     assert "refused" in out and "conflict" in out
 
 

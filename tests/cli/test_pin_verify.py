@@ -166,9 +166,8 @@ def test_a_stem_already_pinned_to_another_path_is_duplicate_source_id(docs, caps
     [
         (lambda d: None, "missing_source"),  # the file does not exist
         (lambda d: (d / "docs" / "nope.md").write_bytes(b"\xff\xfe not utf-8"), "invalid_encoding"),
-        (lambda d: (d / "docs" / "nope.md").mkdir(), "missing_source"),
     ],
-    ids=["absent", "not-utf8", "a-folder"],
+    ids=["absent", "not-utf8"],  # a folder is walked now (tests/cli/test_pin_folders.py)
 )
 def test_a_file_the_gate_would_refuse_is_refused_by_pin(docs, capsys, setup, reason):
     setup(docs)

@@ -60,7 +60,7 @@ def _eligible(*pairs: tuple[int, str]) -> Stage:
 def _claims(*rows: tuple[int, str, int, str]) -> pd.DataFrame:
     """A ``requested_claims`` frame of ``(position, source_id, start, value)`` rows."""
     frame = pd.DataFrame(rows, columns=["position", "source_id", "start", "value"])
-    return frame.assign(claim_number=range(len(frame))).astype(
+    return frame.assign(claim_number=range(len(frame)), agreed=frame["value"]).astype(
         {"position": "int64", "source_id": "str", "start": "int64", "value": "str", "claim_number": "int64"}
     )
 
@@ -125,8 +125,13 @@ def test_requested_claims_keeps_only_the_requested_operation_and_key_of_open_cas
         ],
         columns=["source_id", "operation", "claim_key", "value", "start"],
     )
+    parsed = parsed.assign(agreement=parsed["value"], agreed=parsed["value"])
     claims = stages.requested_claims(_eligible((0, "b"), (0, "a"), (1, "a")), parsed, requests)
-    assert claims.values.tolist() == [[0, "a", 10, "overwrite", 1], [0, "b", 40, "refuse", 0], [1, "a", 20, "yes", 2]]
+    assert claims.drop(columns="agreed").values.tolist() == [
+        [0, "a", 10, "overwrite", 1],
+        [0, "b", 40, "refuse", 0],
+        [1, "a", 20, "yes", 2],
+    ]
 
 
 def test_a_source_that_is_silent_on_the_key_makes_the_case_missing_not_agreeing():

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
+from claimgate.cli.project import resolve_options
 from claimgate.cli.terminal import text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
@@ -123,9 +124,10 @@ def current_folder_importable() -> Iterator[None]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    source = parser.add_mutually_exclusive_group(required=True)
+    source = parser.add_mutually_exclusive_group()
     source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
-    source.add_argument("--manifest", help="manifest.json pinning the documents")
+    source.add_argument("--manifest", help="manifest.json pinning the documents (default: the project file's)")
+    parser.add_argument("--project", help="claimgate.toml naming the manifest (default: ./claimgate.toml when present)")
     source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
     parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
@@ -161,6 +163,10 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
+    if args.corpus is None and args.manifest is None and args.corpus_dir is None:
+        args.manifest = resolve_options(args).manifest
+        if args.manifest is None:
+            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
     if args.glob and not args.corpus_dir:
         raise UsageError("--glob needs --corpus-dir")
     from claimgate.audit.judge import load_judge

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
+from claimgate.cli.project import announce_schema, resolve_options
 from claimgate.cli.terminal import summary_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
@@ -146,10 +147,11 @@ def ignored_lines_report(document: dict) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--manifest", required=True, help="manifest.json pinning the sources")
+    parser.add_argument("--manifest", help="manifest.json pinning the sources (default: the project file's)")
     parser.add_argument("--cases", required=True, help="case table (.json, .jsonl, .csv, .parquet)")
     parser.add_argument("--output", required=True, help="result file (.json, .jsonl, .parquet)")
     add_schema(parser)
+    parser.add_argument("--project", help="claimgate.toml to read (default: ./claimgate.toml when present)")
     parser.add_argument("--pictures", action="store_true", help="also draw the DAG and one picture per case")
     add_execution(parser)
 
@@ -159,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output)
     check_gate_output(output)
     check_execution_options(args)
+    resolved = resolve_options(args, needs=("manifest",))
+    args.manifest, args.schema = resolved.manifest, resolved.schema
     settings = run_settings(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
@@ -197,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {output}")
     for note in notes:
         print(note)
+    announce_schema(resolved, args.quiet)  # on stderr, after the run: stdout and the output keep their bytes
     return 0
 
 

@@ -3,12 +3,16 @@
     claimgate                 the teaching run on the shipped fixtures (same as ``claimgate demo``)
     claimgate pin FILE… --version V --output manifest.json [--url-template T] [--source-id stem|path]
     claimgate verify --manifest M
+    claimgate lint  [--manifest M] [--schema S] [--strict] [--format text|json|junit]
     claimgate gate  --manifest M --cases C --output O [--schema S] [--executor …]
     claimgate audit (--corpus J | --corpus-dir D | --manifest M) --citations C --output O [--judge mod:fn]
 
 Options may stand before or after the command: the command's name is taken out of
 the arguments wherever it is and the rest is parsed by that command's own parser, so
 an option the command does not have is a usage error, never silently ignored.
+
+``--manifest``, ``--schema`` (and ``pin``'s folders) may come from a project file,
+``claimgate.toml`` in the current folder or ``--project F`` (docs/using-your-docs.md).
 
 Exit status: 0 when the run completed (whatever the statuses), 2 for a usage error,
 3 when an input was refused (one line on stderr: ``error: <Kind>: <reason>: <detail>``;
@@ -25,7 +29,7 @@ import traceback
 from pathlib import Path
 
 import claimgate  # noqa: F401  (telemetry variable first)
-from claimgate.cli import audit, demo, gate, pin
+from claimgate.cli import audit, demo, gate, lint, pin
 from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, ExecutionError, UsageError
@@ -38,7 +42,7 @@ EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 EXIT_EXECUTOR_FAILED = 4
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
 COMMANDS: dict[str, Command] = {
-    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, gate.COMMAND, audit.COMMAND)
+    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, lint.COMMAND, gate.COMMAND, audit.COMMAND)
 }
 DEFAULT_COMMAND = "demo"
 

@@ -7,7 +7,9 @@ prose around them. A line (without its terminator, as ``str.splitlines`` splits)
 default) when it contains the schema prefix or its first non-space character is the
 prefix's first character; a directive-like line must then match
 ``<prefix> <operation> <key>=<value>`` in full (single spaces, no leading or
-trailing white space), each name ``[a-z_]+`` (docs/gate-rules.md, "Directives").
+trailing white space), each name ``[a-z0-9_]+``, bare or in one of ``DIRECTIVE_FORMS``
+(an HTML, reStructuredText or MyST comment; docs/gate-rules.md, "Directives" and
+"Directive forms"). A typed key's value is read by ``values.ValueType``.
 
 Directive-likeness is decided on a *folded* copy of a non-ASCII line
 (:func:`claimgate.lookalikes.fold_lookalikes`: invisible format characters removed,
@@ -27,8 +29,9 @@ of an opt-in is reported by ``ignored_lines_of``, never silently used or dropped
 
 Errors (``DirectiveError``; the first in line order wins), checked per line in this
 order: ``malformed_directive``, ``unsupported_operation``, ``unsupported_claim_key``,
-``unknown_directive_value``, then ``duplicate_directive`` (the same operation and key
-declared twice in one source, whatever the values).
+``unknown_directive_value`` (an enumeration key) or ``wrong_value_type`` (a typed key),
+then ``duplicate_directive`` (the same operation and key declared twice in one source,
+whatever the values). ``directive_problems`` lists every problem instead (``claimgate lint``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ import re
 from collections.abc import Iterator
 
 from claimgate.errors import DirectiveError
+from claimgate.gate.context import context_span
 from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.values import VALUE_TOKEN, ValueType
 from claimgate.lookalikes import fold_lookalikes
 from claimgate.textlines import LINE_TERMINATORS
 
@@ -47,6 +52,7 @@ DIRECTIVE_ERROR_REASONS = (
     "unsupported_operation",
     "unsupported_claim_key",
     "unknown_directive_value",
+    "wrong_value_type",
     "duplicate_directive",
 )
 
@@ -59,9 +65,39 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 def _pattern(prefix: str) -> re.Pattern[str]:
     if prefix not in _PATTERNS:
         _PATTERNS[prefix] = re.compile(
-            re.escape(prefix) + r" (?P<operation>[a-z_]+) (?P<key>[a-z_]+)=(?P<value>[a-z_]+)"
+            re.escape(prefix) + rf" (?P<operation>[a-z0-9_]+) (?P<key>[a-z0-9_]+)=(?P<value>{VALUE_TOKEN})"
         )
     return _PATTERNS[prefix]
+
+
+#: The forms a directive may take on its line, as ``(name, opening, closing)``: the line must be exactly
+#: ``opening + directive + closing`` (single spaces, nothing before or after). Every form is read by
+#: every schema; a directive-like line that fits none is ``malformed_directive`` (docs/gate-rules.md,
+#: "Directive forms").
+DIRECTIVE_FORMS = (
+    ("line", "", ""),
+    ("html_comment", "<!-- ", " -->"),
+    ("rst_comment", ".. ", ""),
+    ("myst_comment", "% ", ""),
+)
+
+#: An enumeration value keeps the seed's rule: a name, else the line is malformed (never a guess at a type).
+_ENUM_VALUE = re.compile(r"[a-z0-9_]+\Z")
+
+
+def directive_of(line: str, prefix: str) -> tuple[str, int, re.Match[str]] | None:
+    """``(form name, offset of the directive in the line, match)`` for a line in one of ``DIRECTIVE_FORMS``.
+
+    The match is the grammar ``<prefix> <operation> <key>=<value>`` on the directive's own
+    characters (``line[offset:offset + len(match[0])]``); ``None`` when no form fits in full.
+    """
+    pattern = _pattern(prefix)
+    for name, opening, closing in DIRECTIVE_FORMS:
+        if line.startswith(opening) and line.endswith(closing) and len(line) >= len(opening) + len(closing):
+            match = pattern.fullmatch(line, len(opening), len(line) - len(closing))
+            if match is not None:
+                return name, len(opening), match
+    return None
 
 
 #: Why a line holding the prefix was not read, as listed by ``ignored_lines_of``.
@@ -86,6 +122,12 @@ def is_directive_like(line: str, prefix: str, scope: str = "line") -> bool:
         line, prefix = fold_lookalikes(line), fold_lookalikes(prefix)
     if scope == "prefix":
         tokens = line.split(maxsplit=1)
+        if tokens and tokens[0] != prefix:
+            # A hidden form's opening (``<!--``, ``..``, ``%``) may stand before the prefix.
+            for _, opening, _ in DIRECTIVE_FORMS[1:]:
+                if line.startswith(opening):
+                    tokens = line[len(opening) :].split(maxsplit=1)
+                    break
         return bool(tokens) and tokens[0] == prefix
     return prefix in line or line.lstrip().startswith(prefix[0])
 
@@ -172,56 +214,105 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
     """Parse every directive of one source text.
 
     Returns one dict per directive, in line order, with ``DIRECTIVE_FIELDS``:
-    ``operation, claim_key, value`` (str), ``start_line, end_line`` (1-based, equal
-    for a one-line directive), ``start, end`` (character offsets with
-    ``text[start:end] == quote``) and ``quote`` (the whole directive line).
+    ``operation, claim_key, value`` (str, the value as written), ``start_line, end_line``
+    (1-based, equal for a one-line directive), ``start, end`` (character offsets with
+    ``text[start:end] == quote``) and ``quote`` (the directive's own characters: the
+    whole line for a bare directive, without the comment markers of a hidden form);
+    a typed key's directive adds ``typed_value`` (``values.ValueType.read``).
     A text with no directive-like line returns ``[]``.
 
     Raises ``DirectiveError`` (reason codes in the module docstring); its detail
     names ``source_id`` and the 1-based line.
     """
-    prefix = schema.prefix
-    pattern = _pattern(prefix)
     directives: list[dict] = []
+    for item in read_directives(text, schema, source_id):
+        if isinstance(item, DirectiveError):
+            raise item
+        directives.append(item)
+    return directives
+
+
+def directive_problems(text: str, schema: ClaimSchema, source_id: str = "") -> tuple[list[dict], list[tuple]]:
+    """Every directive and **every** problem of one text (``parse_directives`` stops at the first).
+
+    Returns ``(directives, problems)``: the directives that are well formed (as
+    ``parse_directives`` gives them) and one ``(line, reason, detail)`` per refused line
+    (``line`` 1-based), both in line order. Used by ``claimgate lint`` (docs/gate-rules.md, "Lint").
+    """
+    directives: list[dict] = []
+    problems: list[tuple] = []
+    for item in read_directives(text, schema, source_id):
+        if isinstance(item, DirectiveError):
+            problems.append((item.line, item.reason, item.detail))
+        else:
+            directives.append(item)
+    return directives, problems
+
+
+def read_directives(text: str, schema: ClaimSchema, source_id: str = ""):
+    """Yield, in line order, each directive (a dict) or the ``DirectiveError`` refusing its line (``.line`` set)."""
+    prefix = schema.prefix
     seen: set[tuple[str, str]] = set()
     # Fast path: an ASCII text without the prefix's first character has no directive-like line.
     if prefix[0] not in text and text.isascii():
-        return directives
+        return
     for number, start, line, ignored in _candidate_lines(text, schema):
         if ignored:
             continue
-        end = start + len(line)
         where = f"{source_id}:{number}" if source_id else f"line {number}"
-        match = pattern.fullmatch(line)
-        if match is None:
-            raise DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
+        error = _line_error(line, number, where, schema, seen)
+        if isinstance(error, DirectiveError):
+            error.line = number
+            yield error
+            continue
+        offset, match, typed = error
         operation, key, value = match["operation"], match["key"], match["value"]
-        if operation not in schema.operations:
-            raise DirectiveError("unsupported_operation", f"{where}: operation {operation!r}")
-        allowed = schema.operations[operation]
-        if key not in allowed:
-            raise DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
-        if value not in allowed[key]:
-            raise DirectiveError(
-                "unknown_directive_value",
-                f"{where}: {operation}.{key}={value[:60]} not in {allowed_values(allowed[key])}",
-            )
-        if (operation, key) in seen:
-            raise DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")
         seen.add((operation, key))
-        directives.append(
-            {
-                "operation": operation,
-                "claim_key": key,
-                "value": value,
-                "start_line": number,
-                "end_line": number,
-                "start": start,
-                "end": end,
-                "quote": line,
-            }
+        directive = {
+            "operation": operation,
+            "claim_key": key,
+            "value": value,
+            "start_line": number,
+            "end_line": number,
+            "start": start + offset,
+            "end": start + offset + len(match[0]),
+            "quote": match[0],
+        }
+        if typed is not None:
+            directive["typed_value"] = typed
+        if schema.context:
+            directive["context"] = context_span(text, directive["start"], prefix)
+        yield directive
+
+
+def _line_error(line: str, number: int, where: str, schema: ClaimSchema, seen: set):
+    """The ``DirectiveError`` refusing one directive-like line, else ``(offset, match, typed value or None)``."""
+    found = directive_of(line, schema.prefix)
+    if found is None:
+        return DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
+    _, offset, match = found
+    operation, key, value = match["operation"], match["key"], match["value"]
+    spec = schema.operations.get(operation, {}).get(key)
+    if not isinstance(spec, ValueType) and not _ENUM_VALUE.match(value):
+        # Only a typed key reads a value that is not a name (the seed's grammar, checked first).
+        return DirectiveError("malformed_directive", f"{where}: {line[:120]!r} is not {schema.grammar}")
+    if operation not in schema.operations:
+        return DirectiveError("unsupported_operation", f"{where}: operation {operation!r}")
+    if spec is None:
+        return DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
+    typed = None
+    if isinstance(spec, ValueType):
+        typed = spec.read(value)
+        if typed is None:
+            wanted = spec.type + (f" matching {spec.pattern}" if spec.pattern else "")
+            return DirectiveError("wrong_value_type", f"{where}: {operation}.{key}={value[:60]} is not a {wanted}")
+    elif value not in spec:
+        return DirectiveError(
+            "unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {allowed_values(spec)}"
         )
-    return directives
+    if (operation, key) in seen:
+        return DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")
+    return offset, match, typed
 
 
 def ignored_lines_of(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimgate.errors import IngestionError, OutputError, UsageError
+from claimgate.gate.pin_folders import files_by_version, refuse_one_id_twice
 from claimgate.gate.versions import VersionScheme
 from claimgate.io.atomic import check_output_not_input
 from claimgate.io.manifest_lock import manifest_locked
@@ -53,7 +54,7 @@ HASH_PREFIX = 12  # hex digits shown when a hash is reported
 
 @dataclass
 class PinReport:
-    """What ``pinned_manifest`` did: entries ``added``, ``repinned`` as ``(old, new)`` pairs, ``unchanged``.
+    """What ``pinned_manifest`` did: entries ``added``, ``repinned`` (``(old, new)`` pairs), ``unchanged``, ``removed``.
 
     ``sources`` is the whole manifest as written (or as it stands when nothing changed);
     ``written`` says whether the file was (re)written.
@@ -63,6 +64,7 @@ class PinReport:
     added: list[dict] = field(default_factory=list)
     repinned: list[tuple[dict, dict]] = field(default_factory=list)
     unchanged: list[dict] = field(default_factory=list)
+    removed: list[dict] = field(default_factory=list)
     written: bool = False
 
 
@@ -264,6 +266,8 @@ def pinned_manifest(
     url_template: str | None = None,
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     versions: VersionScheme | None = None,
+    schema_sha256: str | None = None,
+    remove_missing: bool = False,
 ) -> PinReport:
     """Pin ``files`` at ``version`` into ``manifest_path`` (created, or updated with the others kept).
 
@@ -279,6 +283,12 @@ def pinned_manifest(
     only when something changed. Raises what ``new_entries``,
     ``read_manifest`` (an existing manifest that is not sound) and ``merged_sources``
     raise; ``UsageError`` when ``manifest_path`` does not end in ``.json`` or is a folder.
+
+    ``version`` may also be a dict ``{file: version}`` (``pin --version-from-path``): each
+    file is pinned at its own version, every version checked as above. ``schema_sha256``
+    (the SHA-256 of the schema pinned with) is recorded as the manifest's top-level
+    ``schema_sha256`` (kept when not given); ``remove_missing`` (``pin --update``) drops
+    the entries whose file no longer exists, listed in ``removed``.
     """
     path = Path(manifest_path)
     if path.suffix.lower() != ".json":
@@ -288,21 +298,35 @@ def pinned_manifest(
     check_not_the_manifest(files, path)
     if url_template is not None:
         check_url_template(url_template)
-    if isinstance(version, str) and version.strip():
-        problem = version_shape_problem(version) or (versions.problem(version) if versions is not None else "")
-        if problem:
-            raise IngestionError("invalid_source_version", f"--version {problem}")
+    by_version = files_by_version(files, version)
+    for each in by_version:
+        if isinstance(each, str) and each.strip():
+            problem = version_shape_problem(each) or (versions.problem(each) if versions is not None else "")
+            if problem:
+                raise IngestionError("invalid_source_version", f"--version {problem}")
     root = Path(os.path.abspath(path)).parent
     with manifest_locked(path):  # read, change and write under one lock: a concurrent pin waits, loses nothing
+        document = manifest_document(path) if path.exists() else {}
         existing = read_manifest(path)["sources"] if path.exists() else []
-        pinned = new_entries(
-            files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
-        )
-        report = merged_sources(existing, pinned, keep_urls=url_template is None)
+        gone = [e for e in existing if remove_missing and not (root / e["path"]).exists()]
+        existing = [e for e in existing if e not in gone]
+        pinned = [
+            entry
+            for each, group in by_version.items()
+            for entry in new_entries(
+                group, each, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
+            )
+        ]
+        refuse_one_id_twice(pinned)
+        report = merged_sources(existing, sorted(pinned, key=lambda e: e["path"]), keep_urls=url_template is None)
+        report.removed = gone
         if report.added or report.repinned:
             _refuse_one_file_twice(root, report.sources)
-        if report.added or report.repinned or not path.exists():
-            write_json(path, {"sources": report.sources})
+        recorded = schema_sha256 or document.get("schema_sha256")
+        changed_schema = recorded != document.get("schema_sha256")
+        if report.added or report.repinned or gone or changed_schema or not path.exists():
+            form = {"schema_sha256": recorded, "sources": report.sources} if recorded else {"sources": report.sources}
+            write_json(path, form)
             report.written = True
     return report
 

@@ -33,6 +33,7 @@ from claimgate.gate.directives import parse_directives
 from claimgate.gate.requests import check_request
 from claimgate.gate.result_object import decided_result, refused_result
 from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.values import typed_columns
 
 
 def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]], schema: ClaimSchema) -> dict:
@@ -94,10 +95,10 @@ def decide_case(row: Mapping | object, sources: Mapping[str, Mapping[str, str]],
             claims=claims,
             missing_claim_source_ids=missing,
         )
-    values = {claim["value"] for claim in claims}
+    values = {typed_columns(claim)["agreement"] for claim in claims}  # typed equality (values.py)
     if len(values) > 1:
         return _decided(common, status="conflict", reason="same_version_directives_disagree", claims=claims)
-    agreed = values.pop()
+    agreed = typed_columns(claims[0])["agreed"]
     return _decided(
         common,
         status="ready",

@@ -40,9 +40,25 @@ CLAIM_FIELDS = (
 )
 
 
+#: Fields a claim record carries only when they apply, after ``CLAIM_FIELDS``: ``typed_value`` (a typed
+#: key's value as its type, ``value`` keeping the spelling as written; docs/gate-rules.md, "Typed values")
+#: and ``context`` (``{"start", "end", "text"}``: the prose the claim belongs to, for a schema with
+#: ``[directives] context = true``; docs/gate-rules.md, "Context"). A seed claim has neither.
+OPTIONAL_CLAIM_FIELDS = ("typed_value", "context")
+
+
+def claim_fields(claim: Mapping) -> dict:
+    """A claim record's fields as the answer request carries them: ``CLAIM_FIELDS`` and the optional ones present."""
+    fields = {f: claim[f] for f in CLAIM_FIELDS}
+    for optional in OPTIONAL_CLAIM_FIELDS:
+        if claim.get(optional) is not None:
+            fields[optional] = claim[optional]
+    return fields
+
+
 def claim_json(claim: Mapping) -> str:
     """One claim record as it appears inside the answer request's user message (sorted keys)."""
-    return json.dumps({f: claim[f] for f in CLAIM_FIELDS}, sort_keys=True)
+    return json.dumps(claim_fields(claim), sort_keys=True)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -95,7 +111,7 @@ def answer_request_reference(
             "requested_version": requested_version,
             "operation": operation,
             "claim_key": claim_key,
-            "source_claims": [{f: claim[f] for f in CLAIM_FIELDS} for claim in claims],
+            "source_claims": [claim_fields(claim) for claim in claims],
         },
         sort_keys=True,
     )
@@ -127,7 +143,7 @@ def decided_result(
     reason: str,
     claims: list[dict],
     decided_at: str,
-    agreed_value: str | None = None,
+    agreed_value: str | bool | int | float | None = None,
     missing_claim_source_ids: list[str] | None = None,
     claim_jsons: Sequence[str] | None = None,
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,

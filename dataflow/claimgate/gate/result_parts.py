@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from claimgate.gate.result_object import CLAIM_FIELDS, claim_json, decided_result, refused_result
+from claimgate.gate.result_object import CLAIM_FIELDS, OPTIONAL_CLAIM_FIELDS, claim_json, decided_result, refused_result
 
 
 def claim_slices(positions: np.ndarray) -> dict[int, tuple[int, int]]:
@@ -43,6 +43,11 @@ class ClaimRecords:
 def claim_records_of(parsed_claims: pd.DataFrame) -> ClaimRecords:
     """``ClaimRecords`` of ``parsed_claims`` (columns ``CLAIM_FIELDS``)."""
     records = [dict(zip(CLAIM_FIELDS, values)) for values in zip(*(parsed_claims[f].tolist() for f in CLAIM_FIELDS))]
+    for field in OPTIONAL_CLAIM_FIELDS:
+        if field in parsed_claims and parsed_claims[field].notna().any():
+            for record, value in zip(records, parsed_claims[field].tolist()):
+                if value is not None:
+                    record[field] = value
     return ClaimRecords(records, [claim_json(record) for record in records])
 
 

@@ -7,6 +7,7 @@ A schema is a TOML file::
     [operations.create_copy]
     existing_path = ["refuse", "overwrite"]
     close_required = ["yes", "no"]
+    timeout = { type = "number" }   # a typed key: bool, number, integer or string (values.py)
     [versions]                      # optional
     pattern = "major.minor"         # "major.minor" (default), "semver", "pep440" or a regular expression
     [answer_request]                # optional
@@ -14,6 +15,7 @@ A schema is a TOML file::
     [directives]                    # optional opt-ins; the defaults are the seed's rule
     scope = "line"                  # "line" (default) or "prefix"
     skip_fenced_code = false
+    context = false                 # the prepared request's claims carry their prose (context.py)
 
 It fixes the directive grammar ``<prefix> <operation> <key>=<value>`` and the
 enumeration of values each (operation, key) accepts. Quill's schema,
@@ -34,12 +36,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimgate.errors import IngestionError
+from claimgate.gate.values import ValueType, value_type_from
 from claimgate.gate.versions import VersionScheme, version_scheme
 from claimgate.io.files import NotRegularFileError, read_regular_bytes
 from claimgate.resources import default_schema_path
 
 # \Z, not $: "$" also matches before a trailing newline (a quoted TOML key may hold one).
-NAME_RE = re.compile(r"^[a-z_]+\Z")
+#: Operation, key and enumeration-value names (docs/gate-rules.md, "Claim schemas"). The seed's
+#: ``[a-z_]+`` names that start with a letter keep their meaning; digits are allowed after the first letter.
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*\Z")
 
 #: The wording of the prepared request and of the result document for a schema that does not set its own
 #: (``[answer_request] system``, ``execution_mode``). The fixtures' schemas (Quill, Lumen) set the seed's
@@ -58,8 +63,9 @@ _TOP_LEVEL = ("prefix", "execution_mode", "operations", "versions", "answer_requ
 class ClaimSchema:
     """A validated claim schema.
 
-    ``operations`` maps operation name → claim key → tuple of allowed values, each
-    name and value matching ``[a-z_]+``. ``versions`` says which strings are versions;
+    ``operations`` maps operation name → claim key → tuple of allowed values (an
+    enumeration) or a ``values.ValueType`` (a typed key), each name and enumeration value
+    matching ``[a-z][a-z0-9_]*``. ``versions`` says which strings are versions;
     ``system_prompt`` and ``execution_mode`` are the wording of the prepared request and
     of the result document; ``directive_scope`` (``"line"`` or ``"prefix"``) and
     ``skip_fenced_code`` are the directive opt-ins (see ``directives.py``). The defaults
@@ -68,12 +74,13 @@ class ClaimSchema:
     """
 
     prefix: str
-    operations: dict[str, dict[str, tuple[str, ...]]]
+    operations: dict[str, dict[str, tuple[str, ...] | ValueType]]
     versions: VersionScheme = field(default_factory=VersionScheme)
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     execution_mode: str = DEFAULT_EXECUTION_MODE
     directive_scope: str = "line"
     skip_fenced_code: bool = False
+    context: bool = False
 
     @property
     def grammar(self) -> str:
@@ -95,13 +102,18 @@ class ClaimSchema:
         """
         form: dict = {
             "prefix": self.prefix,
-            "operations": {op: {k: list(v) for k, v in keys.items()} for op, keys in self.operations.items()},
+            "operations": {
+                op: {k: (v.as_dict() if isinstance(v, ValueType) else list(v)) for k, v in keys.items()}
+                for op, keys in self.operations.items()
+            },
         }
         if self.versions != VersionScheme():
             scheme = self.versions
             form["versions"] = {"pattern": scheme.pattern if scheme.name == "regex" else scheme.name}
-        if self.directive_scope != "line" or self.skip_fenced_code:
+        if self.directive_scope != "line" or self.skip_fenced_code or self.context:
             form["directives"] = {"scope": self.directive_scope, "skip_fenced_code": self.skip_fenced_code}
+            if self.context:
+                form["directives"]["context"] = True
         return form
 
 
@@ -110,14 +122,15 @@ def schema_from_dict(document: dict, origin: str = "schema") -> ClaimSchema:
 
     Raises ``IngestionError`` ``invalid_schema`` when: ``prefix`` is missing, not a
     string, empty or contains white space or ``=``; ``operations`` is missing or empty;
-    an operation or key name is outside ``[a-z_]+``; an operation declares no keys;
-    an enumeration is not a non-empty list of ``[a-z_]+`` strings without repeats; a
+    an operation or key name is outside ``[a-z][a-z0-9_]*``; an operation declares no keys;
+    an enumeration is not a non-empty list of such names without repeats; a typed
+    table is not ``{ type[, pattern] }`` with a known type (``values.value_type_from``); a
     top-level key or table is unknown; ``[versions]``, ``[answer_request]`` or
     ``[directives]`` is not a table or has an unknown key; ``versions.pattern`` is not
     a scheme name or a regular expression (``versions.version_scheme``);
     ``answer_request.system`` is not a non-empty string; ``execution_mode`` is empty or
     holds white space; ``directives.scope`` is not ``line``/``prefix``;
-    ``directives.skip_fenced_code`` is not a boolean.
+    ``directives.skip_fenced_code`` or ``directives.context`` is not a boolean.
     """
 
     def refuse(detail: str) -> IngestionError:
@@ -134,23 +147,29 @@ def schema_from_dict(document: dict, origin: str = "schema") -> ClaimSchema:
     operations = document.get("operations")
     if not isinstance(operations, dict) or not operations:
         raise refuse("no [operations.<name>] table")
-    checked: dict[str, dict[str, tuple[str, ...]]] = {}
+    checked: dict[str, dict[str, tuple[str, ...] | ValueType]] = {}
     for operation, keys in operations.items():
         if not NAME_RE.match(operation):
-            raise refuse(f"operation name {operation!r} is outside [a-z_]+")
+            raise refuse(f"operation name {operation!r} is outside [a-z][a-z0-9_]*")
         if not isinstance(keys, dict) or not keys:
             raise refuse(f"operation {operation!r} declares no keys")
         checked[operation] = {}
         for key, values in keys.items():
             if not NAME_RE.match(key):
-                raise refuse(f"key name {operation}.{key!r} is outside [a-z_]+")
+                raise refuse(f"key name {operation}.{key!r} is outside [a-z][a-z0-9_]*")
+            if isinstance(values, dict):
+                try:
+                    checked[operation][key] = value_type_from(values, f"{operation}.{key}")
+                except ValueError as exc:
+                    raise refuse(str(exc)) from None
+                continue
             if not isinstance(values, list):
                 raise refuse(f"{operation}.{key} must be a list of values, not a {type(values).__name__}")
             if not values:
                 raise refuse(f"{operation}.{key} has an empty enumeration")
             for value in values:
                 if not isinstance(value, str) or not NAME_RE.match(value):
-                    raise refuse(f"{operation}.{key} value {value!r} is outside [a-z_]+")
+                    raise refuse(f"{operation}.{key} value {value!r} is outside [a-z][a-z0-9_]*")
             if len(set(values)) != len(values):
                 raise refuse(f"{operation}.{key} lists a value twice")
             checked[operation][key] = tuple(values)
@@ -191,7 +210,7 @@ def _options(document: dict, refuse) -> dict:
         if any(ch.isspace() for ch in mode):
             raise refuse(f"execution_mode {mode!r} contains white space (use a-word-like-this)")
         options["execution_mode"] = mode
-    directives = _table(document, "directives", ("scope", "skip_fenced_code"), refuse)
+    directives = _table(document, "directives", ("scope", "skip_fenced_code", "context"), refuse)
     scope = directives.get("scope", "line")
     if scope not in DIRECTIVE_SCOPES:
         raise refuse(f"directives.scope must be one of {', '.join(DIRECTIVE_SCOPES)}, not {scope!r}")
@@ -199,6 +218,10 @@ def _options(document: dict, refuse) -> dict:
     if not isinstance(skip, bool):
         raise refuse(f"directives.skip_fenced_code must be true or false, not {skip!r}")
     options["directive_scope"], options["skip_fenced_code"] = scope, skip
+    context = directives.get("context", False)
+    if not isinstance(context, bool):
+        raise refuse(f"directives.context must be true or false, not {context!r}")
+    options["context"] = context
     return options
 
 

@@ -38,6 +38,7 @@ from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, ignored_lines_of,
 from claimgate.gate.requests import REQUEST_CHECKS, check_request, unversioned_source_ids
 from claimgate.gate.result_object import CLAIM_FIELDS
 from claimgate.gate.schema import ClaimSchema
+from claimgate.gate.values import typed_columns
 
 _EMPTY_CANDIDATES = {
     "position": "int64",
@@ -48,7 +49,10 @@ _EMPTY_CANDIDATES = {
 }
 _REQUEST_COLUMNS = ["position", "candidate_ids", "requested_version", "claim_key", "operation"]
 _REQUESTED_CLAIM_COLUMNS = {"position": "int64", "source_id": "str", "start": "int64", "value": "str",
-                            "claim_number": "int64"}  # fmt: skip
+                            "claim_number": "int64", "agreed": "object"}  # fmt: skip
+#: Columns ``source_directives`` adds after ``CLAIM_FIELDS``: the typed value (``None`` for an enumeration),
+#: the agreement key (typed equality, ``values.agreement_key``) and the value an agreement reports.
+_TYPED_CLAIM_COLUMNS = {"typed_value": "object", "agreement": "str", "agreed": "object", "context": "object"}
 
 
 @tag(decides=list(REQUEST_CHECKS))
@@ -139,7 +143,11 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
 
     A dict of two frames. ``claims``: one row per (source, claim) with
     ``result_object.CLAIM_FIELDS`` (``start_line``/``end_line`` 1-based, ``start``/``end``
-    character offsets, all int64; the rest str), sorted by ``source_id`` then ``start``.
+    character offsets, all int64; the rest str), then ``typed_value`` (object: the typed
+    value of a typed key, else ``None``), ``agreement`` (str: equal exactly when two values
+    agree), ``agreed`` (object: the typed value, or the enumeration value) and ``context``
+    (object: ``{"start", "end", "text"}`` with ``[directives] context = true``, else ``None``), sorted by
+    ``source_id`` then ``start``.
     ``errors``: one row per source whose directives are refused (the parser's first
     ``DirectiveError``), columns ``source_id, reason, detail`` (str). Sources eligible
     for no open case are not read. See docs/gate-rules.md, "Directives".
@@ -162,16 +170,20 @@ def source_directives(eligible_sources: Stage, verified_sources: pd.DataFrame, c
             "source_sha256": record["sha256"],
             "document_revision": record["document_revision"],
         }
-        claims.extend({**provenance, **directive} for directive in directives)
+        claims.extend(
+            {**provenance, **directive, **typed_columns(directive), "context": directive.get("context")}
+            for directive in directives
+        )
     integer = ("start_line", "end_line", "start", "end")
-    dtypes = {c: ("int64" if c in integer else "str") for c in CLAIM_FIELDS}
-    parsed = pd.DataFrame(claims, columns=list(CLAIM_FIELDS)).astype(dtypes)
+    dtypes = {c: ("int64" if c in integer else "str") for c in CLAIM_FIELDS} | _TYPED_CLAIM_COLUMNS
+    # dtype=object first: a column of numbers and None (typed and enumeration claims) must keep its None.
+    parsed = pd.DataFrame(claims, columns=list(dtypes), dtype=object).astype(dtypes)
     refused = pd.DataFrame(errors, columns=["source_id", "reason", "detail"]).astype("str")
     return {"claims": parsed, "errors": refused}
 
 
 def parsed_claims(source_directives: dict) -> pd.DataFrame:
-    """One row per (eligible source, claim) with ``result_object.CLAIM_FIELDS``, sorted by source id, offset."""
+    """One row per (eligible source, claim) with ``CLAIM_FIELDS`` and the typed columns, sorted by source id, offset."""
     return source_directives["claims"]
 
 
@@ -219,8 +231,9 @@ def requested_claims(directive_errors: Stage, parsed_claims: pd.DataFrame, valid
     """The claims each open case asked for: its eligible sources' directives for its (operation, key).
 
     One row per (case, claim): ``position`` (int64), ``source_id`` (str), ``start``
-    (int64), ``value`` (str) and ``claim_number`` (int64: the claim's row in
-    ``parsed_claims``), sorted by position, source id, start. Only these columns
+    (int64), ``value`` (str: the claim's agreement key, its value for an enumeration),
+    ``claim_number`` (int64: the claim's row in ``parsed_claims``) and ``agreed``
+    (object: the value an agreement reports), sorted by position, source id, start. Only these columns
     travel through the join; the full claim records are built once per parsed claim
     when results are assembled.
     """
@@ -228,9 +241,10 @@ def requested_claims(directive_errors: Stage, parsed_claims: pd.DataFrame, valid
         {"operation": "str", "claim_key": "str"}
     )
     open_pairs = directive_errors.passed[["position", "source_id"]].merge(wanted, on="position")
-    numbered = parsed_claims[["source_id", "operation", "claim_key", "start", "value"]].assign(
+    numbered = parsed_claims[["source_id", "operation", "claim_key", "start", "agreement", "agreed"]].assign(
         claim_number=np.arange(len(parsed_claims), dtype="int64")
     )
+    numbered = numbered.rename(columns={"agreement": "value"})
     joined = open_pairs.merge(numbered, on=["source_id", "operation", "claim_key"])
     joined = joined.sort_values(["position", "source_id", "start"], kind="stable").reset_index(drop=True)
     return joined[list(_REQUESTED_CLAIM_COLUMNS)].astype(_REQUESTED_CLAIM_COLUMNS)
@@ -291,12 +305,13 @@ def agreed_values(conflicting_values: Stage) -> Stage:
     """Agreement: decides ``ready`` / ``eligible_directives_agree`` for every case still open.
 
     Every eligible source declares the requested key and all values are equal.
-    ``decided`` adds ``agreed_value`` (str). ``passed`` is empty: no case is left.
+    ``decided`` adds ``agreed_value`` (the enumeration value, str, or a typed key's typed
+    value). ``passed`` is empty: no case is left.
     See docs/gate-rules.md, "Decision order".
     """
     claims = conflicting_values.passed
     first = claims.drop_duplicates("position")
     decided = decisions(
-        first["position"], status="ready", reason="eligible_directives_agree", agreed_value=first["value"]
+        first["position"], status="ready", reason="eligible_directives_agree", agreed_value=first["agreed"]
     )
     return Stage(decided=decided, passed=claims.iloc[0:0])
