@@ -136,7 +136,7 @@ def test_help_lists_every_command(capsys):
     assert code == 0
     for name in ("demo", "pin", "verify", "gate", "audit"):
         assert f"  {name}" in out
-    assert list(COMMANDS) == ["demo", "pin", "verify", "gate", "audit"]
+    assert list(COMMANDS) == ["demo", "pin", "verify", "gate", "audit", "answer"]
 
 
 @pytest.mark.parametrize("command", [[], ["demo"]], ids=["no-command", "demo"])

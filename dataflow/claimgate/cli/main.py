@@ -5,12 +5,14 @@
     claimgate verify --manifest M
     claimgate gate  --manifest M --cases C --output O [--schema S] [--executor …]
     claimgate audit (--corpus J | --corpus-dir D | --manifest M) --citations C --output O [--judge mod:fn]
+    claimgate answer (--corpus J | --corpus-dir D | --manifest M) --answer A --output O [--documents D]
 
 Options may stand before or after the command: the command's name is taken out of
 the arguments wherever it is and the rest is parsed by that command's own parser, so
 an option the command does not have is a usage error, never silently ignored.
 
-Exit status: 0 when the run completed (whatever the statuses), 2 for a usage error,
+Exit status: 0 when the run completed (whatever the statuses), 1 when ``--fail-on`` (``audit``,
+``answer``) named a verdict that occurred, 2 for a usage error,
 3 when an input was refused (one line on stderr: ``error: <Kind>: <reason>: <detail>``;
 ``--debug`` adds the traceback). No model is called unless ``--judge`` names one.
 """
@@ -23,7 +25,7 @@ import traceback
 from pathlib import Path
 
 import claimgate  # noqa: F401  (telemetry variable first)
-from claimgate.cli import audit, demo, gate, pin
+from claimgate.cli import answer, audit, demo, gate, pin
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, UsageError
 from claimgate.execution import drivers
@@ -33,7 +35,7 @@ from claimgate.runtime import signals
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
 COMMANDS: dict[str, Command] = {
-    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, gate.COMMAND, audit.COMMAND)
+    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, gate.COMMAND, audit.COMMAND, answer.COMMAND)
 }
 DEFAULT_COMMAND = "demo"
 
@@ -78,7 +80,8 @@ def overview(prog: str) -> str:
         f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
         "options may stand before or after the command.",
         "",
-        "Exit status: 0 run completed, 2 usage error, 3 input refused; 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
+        "Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer), 2 usage error, 3 input refused;",
+        "130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
     return "\n".join(lines)
 
