@@ -194,3 +194,39 @@ def test_summary_must_be_json_and_fail_on_is_in_the_help(capsys, tmp_path, corpu
     for command in ("audit", "answer"):
         code, out, _ = cli(capsys, command, "--help")
         assert code == 0 and "--fail-on" in out and "--summary" in out and "1 a --fail-on verdict occurred" in out
+
+
+# --- --report on audit, answer and gate ----------------------------------------------------
+
+
+def test_report_pages_are_written_by_audit_answer_and_gate(capsys, tmp_path, corpus):
+    from ..helpers import FIXTURES
+
+    audit_page = tmp_path / "audit.html"
+    assert audit(capsys, tmp_path, corpus, "--report", str(audit_page))[0] == 0
+    assert audit_page.read_text(encoding="utf-8").count('<div class="card ') == 3
+    answer_page = tmp_path / "answer.html"
+    assert answer(capsys, tmp_path, corpus, BAD, "--quiet", "--report", str(answer_page))[0] == 0
+    assert '<span class="claim unsupported"' in answer_page.read_text(encoding="utf-8")
+    gate_page = tmp_path / "gate.html"
+    out = tmp_path / "gate.jsonl"
+    code, _, _ = cli(
+        capsys,
+        "gate",
+        "--manifest",
+        str(FIXTURES / "manifest.json"),
+        "--cases",
+        str(FIXTURES / "cases.json"),
+        "--output",
+        str(out),
+        "--report",
+        str(gate_page),
+        "--quiet",
+    )
+    assert code == 0 and out.exists()
+    page = gate_page.read_text(encoding="utf-8")
+    assert page.count('<div class="card ') == 8 and "conflicting directive lines" in page
+
+
+def test_a_report_that_is_not_html_is_a_usage_error(capsys, tmp_path, corpus):
+    assert audit(capsys, tmp_path, corpus, "--report", str(tmp_path / "r.txt"))[0] == 2

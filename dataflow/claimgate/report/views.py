@@ -79,8 +79,8 @@ def case_card(entry: dict, svg: str | None) -> str:
     ]
     if lines:
         parts.append(f'<div class="label">{label}</div><div class="passage">{escaped(chr(10).join(lines))}</div>')
-    if result.get("detail"):
-        parts.append(f'<div class="label">detail</div><div class="passage">{escaped(result["detail"])}</div>')
+    if entry.get("detail"):
+        parts.append(f'<div class="label">detail</div><div class="passage">{escaped(entry["detail"])}</div>')
     if svg is not None:
         parts.append(f'<div class="label">decision picture</div><div class="picture">{svg}</div>')
     parts.append("</div>")
@@ -88,7 +88,7 @@ def case_card(entry: dict, svg: str | None) -> str:
 
 
 def gate_page(entries: list[dict], pictures: dict[int, str | None] | None = None, title: str = "Gate run") -> str:
-    """The page of a gate run: one card per case entry (``{case_id, candidate_ids, result}``).
+    """The page of a gate run: one card per case entry (``{case_id, candidate_ids, result[, detail]}``).
 
     ``pictures`` maps an entry's position in ``entries`` to its decision picture's SVG text
     (``safe_svg`` keeps only pictures with no script).
