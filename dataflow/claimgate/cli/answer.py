@@ -123,6 +123,32 @@ def run_answer_command(args: argparse.Namespace) -> int:
     return exit_status([result["verdict"], *(c["status"] for c in result["claims"])], fail_on)
 
 
+#: What the default run's answer demo writes beside its results.
+DEMO_OUTPUTS = ("answer_result.json", "answer_report.html")
+
+
+def run_demo(out_dir: Path, say=print) -> None:
+    """The default run's answer demo: a three-sentence answer over the audit demo's corpus (no judge).
+
+    Writes ``answer_result.json`` and its review page ``answer_report.html`` into ``out_dir``.
+    """
+    from claimgate.execution.answers import run_answer
+    from claimgate.execution.drivers import CorpusFile
+    from claimgate.report import answer_page
+    from claimgate.resources import fixtures_dir
+
+    run = run_answer(fixtures_dir() / "audit" / "answer.json", CorpusFile(fixtures_dir() / "audit" / "corpus.json"))
+    result = run.result
+    write_json(out_dir / DEMO_OUTPUTS[0], result)
+    write_text_file(
+        out_dir / DEMO_OUTPUTS[1], answer_page(result, run.documents, title="Answer audit of the demo answer")
+    )
+    say("\nanswer audit demo (a three-sentence answer over the same corpus):")
+    say(claims_table(result))
+    say(f"answer {result['verdict']} ({result['reason']}): failing claims {', '.join(result['failing_claims'])}")
+    say(f"wrote {out_dir / DEMO_OUTPUTS[0]} and its review page {out_dir / DEMO_OUTPUTS[1]}")
+
+
 COMMAND = Command(
     "answer", "audit a whole generated answer claim by claim; accept or refuse it", add_arguments, run_answer_command
 )
