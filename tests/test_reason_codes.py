@@ -24,6 +24,7 @@ from claimgate import reasons
 from claimgate.api import Audit, Gate
 from claimgate.reasons import Outcome
 
+from tests.helpers import char_citation
 from tests.reason_sites import reason_sites
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -473,14 +474,7 @@ def _plain(text: str, *quotes: str) -> dict:
 
 
 def _at(start: int) -> dict:
-    cite = {
-        "type": "char_location",
-        "cited_text": ANSWER_QUOTE,
-        "document_index": 0,
-        "start_char_index": start,
-        "end_char_index": start + len(ANSWER_QUOTE),
-    }
-    return {"content": [{"type": "text", "text": "Days fell.", "citations": [cite]}]}
+    return {"content": [{"type": "text", "text": "Days fell.", "citations": [char_citation(ANSWER_QUOTE, 0, start)]}]}
 
 
 #: code -> (answer, policy, which claim, or None for the answer's own reason)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ..helpers import cli
+from ..helpers import char_citation, cli
 
 GUIDE = "Quill copies files between folders. When the destination exists, create_copy refuses to overwrite it."
 NOTES = "Release notes: the copy command keeps file permissions on Linux and macOS since version 2.3."
@@ -119,13 +119,7 @@ def test_the_answer_summary_counts_claims_by_status_and_reason(capsys, tmp_path,
 
 def test_an_anthropic_response_with_documents(capsys, tmp_path, corpus):
     start = GUIDE.index(REFUSES)
-    cite = {
-        "type": "char_location",
-        "cited_text": REFUSES,
-        "document_index": 1,
-        "start_char_index": start,
-        "end_char_index": start + len(REFUSES),
-    }
+    cite = char_citation(REFUSES, 1, start)
     response = {"content": [{"type": "text", "text": "It refuses.", "citations": [cite]}]}
     documents = write(tmp_path, "sent.json", ["notes", "guide"])
     code, _, _, out = answer(

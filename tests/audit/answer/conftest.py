@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from claimgate.api import Audit
 
+from ...helpers import char_citation  # noqa: F401  (re-exported for the tests here)
+
 GUIDE = (
     "Quill copies files between folders. When the destination exists, create_copy refuses to overwrite it "
     "unless overwrite=True is passed. Version 2.4.1 added checksums for every copied file."
@@ -16,16 +18,3 @@ CORPUS = {"guide": GUIDE, "notes": NOTES}
 @pytest.fixture(scope="session")
 def audit() -> Audit:
     return Audit.from_corpus(CORPUS)
-
-
-def char_citation(quote: str, index: int, start: int, end: int | None = None) -> dict:
-    """An Anthropic ``char_location`` citation."""
-    end = start + len(quote) if end is None else end
-    return {
-        "type": "char_location",
-        "cited_text": quote,
-        "document_index": index,
-        "document_title": "t",
-        "start_char_index": start,
-        "end_char_index": end,
-    }

@@ -204,14 +204,16 @@ def test_an_uncited_provider_block_is_uncited_and_a_citation_without_document_is
 
 # --- renderings ---------------------------------------------------------------------
 
+#: One supported, one unsupported and one uncited claim.
+RENDERED = plain(
+    "It refuses [1]. It is encrypted [2]. Nice.",
+    ("1", "guide", REFUSES),
+    ("2", "guide", "files are encrypted at rest always"),
+)
+
 
 def test_the_annotated_markdown_marks_each_failing_claim_in_place(audit):
-    answer = plain(
-        "It refuses [1]. It is encrypted [2]. Nice.",
-        ("1", "guide", REFUSES),
-        ("2", "guide", "files are encrypted at rest always"),
-    )
-    result = audit.check_answer(answer)
+    result = audit.check_answer(RENDERED)
     assert result["annotated"] == (
         "It refuses [1]. It is encrypted [2]. **[⚠ unsupported: citation_rejected — s2.c1: not_found "
         "(no_verbatim_match)]** Nice. **[⚠ uncited: no_citation]**"
@@ -219,12 +221,7 @@ def test_the_annotated_markdown_marks_each_failing_claim_in_place(audit):
 
 
 def test_strip_removes_the_failing_claims_and_lists_them(audit):
-    answer = plain(
-        "It refuses [1]. It is encrypted [2]. Nice.",
-        ("1", "guide", REFUSES),
-        ("2", "guide", "files are encrypted at rest always"),
-    )
-    result = audit.check_answer(answer)
+    result = audit.check_answer(RENDERED)
     text = stripped_markdown(result["text"], result["claims"], result["failing_claims"])
     assert text == (
         "It refuses [1].\n\n---\nRemoved 2 claim(s):\n"
