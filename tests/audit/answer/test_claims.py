@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 from claimgate.audit.answer.claims import (
     CONNECTIVE_MAX_WORDS,
+    MAX_PLACES,
     answer_verdict,
     is_connective,
+    offset_check,
     stripped_markdown,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 from .conftest import GUIDE, NOTES, char_citation
 
@@ -233,3 +237,12 @@ def test_strip_removes_the_failing_claims_and_lists_them(audit):
 def test_strip_with_nothing_to_remove_keeps_the_answer():
     claims = [{"claim_id": "s1", "start": 0, "end": 3, "text": "Hi.", "status": "supported", "reason": "x"}]
     assert stripped_markdown("Hi.", claims, []) == "Hi.\n"
+
+
+@given(st.text(alphabet="ab c", max_size=30), st.text(alphabet="ab c", min_size=1, max_size=4), st.integers(-2, 35))
+def test_offsets_hold_exactly_when_the_stated_slice_is_the_cited_text(document, quote, start):
+    location = {"type": "char_location", "document_index": 0, "start": start, "end": start + len(quote)}
+    check = offset_check(location, quote, document)
+    assert check["at_offsets"] == (0 <= start and document[start : start + len(quote)] == quote)
+    assert all(document[at : at + len(quote)] == quote for at in check["found_at"])
+    assert check["found_at"] == [i for i in range(len(document)) if document.startswith(quote, i)][:MAX_PLACES]
