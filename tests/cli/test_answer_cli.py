@@ -224,3 +224,30 @@ def test_report_pages_are_written_by_audit_answer_and_gate(capsys, tmp_path, cor
 
 def test_a_report_that_is_not_html_is_a_usage_error(capsys, tmp_path, corpus):
     assert audit(capsys, tmp_path, corpus, "--report", str(tmp_path / "r.txt"))[0] == 2
+
+
+# --- gate: --fail-on and --summary -------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])  # a whole-table run and a streamed one
+def test_gate_fail_on_and_summary(capsys, tmp_path, suffix):
+    from ..helpers import FIXTURES
+
+    def gate(*options: str) -> int:
+        table = ("--manifest", str(FIXTURES / "manifest.json"), "--cases", str(FIXTURES / "cases.json"))
+        return cli(capsys, "gate", *table, "--output", str(tmp_path / f"out{suffix}"), "--quiet", *options)[0]
+
+    summary = tmp_path / "summary.json"
+    assert gate("--summary", str(summary)) == 0
+    document = json.loads(summary.read_text(encoding="utf-8"))
+    assert document["rows"] == 8
+    assert {s: v["count"] for s, v in document["verdicts"].items()} == {
+        "conflict": 1,
+        "not_in_docs": 3,
+        "ready": 2,
+        "refused": 2,
+    }
+    assert document["reasons"]["eligible_directives_agree"] == {"count": 2, "rate": 0.25}
+    assert gate("--fail-on", "conflict") == 1
+    assert gate("--fail-on", "ready,refused") == 1
+    assert gate("--fail-on", "rejected") == 2

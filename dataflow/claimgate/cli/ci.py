@@ -1,4 +1,4 @@
-"""What a build needs from ``audit`` and ``answer``: ``--fail-on`` (exit 1) and ``--summary`` (counts, rates).
+"""What a build needs from ``audit``, ``answer`` and ``gate``: ``--fail-on`` (exit 1) and ``--summary`` (counts, rates).
 
 Exit status 1 means the run completed and a row had a verdict named by ``--fail-on``; it is
 distinct from 2 (usage) and 3 (an input was refused). The summary file is deterministic JSON:
@@ -19,8 +19,8 @@ from claimgate.io.writers import write_json
 EXIT_FAILED_ON = 1
 
 
-def add_ci_options(parser: argparse.ArgumentParser, what: str, choices: Iterable[str]) -> None:
-    """``--fail-on V,…`` (choices ``choices``), ``--summary FILE.json`` and ``--report FILE.html``."""
+def add_ci_options(parser: argparse.ArgumentParser, what: str, choices: Iterable[str], report: bool = True) -> None:
+    """``--fail-on V,…`` (choices ``choices``), ``--summary FILE.json`` and (with ``report``) ``--report FILE.html``."""
     listed = ", ".join(choices)
     parser.add_argument(
         "--fail-on",
@@ -31,9 +31,10 @@ def add_ci_options(parser: argparse.ArgumentParser, what: str, choices: Iterable
     parser.add_argument(
         "--summary", metavar="FILE.json", help="write counts and rates per verdict and per reason as JSON"
     )
-    parser.add_argument(
-        "--report", metavar="FILE.html", help="write a self-contained review page (no network access) for a person"
-    )
+    if report:
+        parser.add_argument(
+            "--report", metavar="FILE.html", help="write a self-contained review page (no network access) for a person"
+        )
 
 
 def fail_on_set(value: str | None, choices: Iterable[str]) -> frozenset[str]:
@@ -56,27 +57,27 @@ def check_ci_outputs(args: argparse.Namespace) -> list[Path]:
         if not args.summary.lower().endswith(".json"):
             raise UsageError("--summary must end in .json")
         paths.append(Path(args.summary))
-    if args.report:
+    if getattr(args, "report", None):
         if not args.report.lower().endswith((".html", ".htm")):
             raise UsageError("--report must end in .html")
         paths.append(Path(args.report))
     return paths
 
 
-def counts_and_rates(values: list[str]) -> dict:
-    """``{value: {"count": n, "rate": n / len(values)}}`` in first-seen order."""
-    total = len(values)
-    return {v: {"count": n, "rate": round(n / total, 6) if total else 0} for v, n in Counter(values).items()}
+def counts_and_rates(counts: dict[str, int], total: int) -> dict:
+    """``{value: {"count": n, "rate": n / total}}`` in the order of ``counts`` (rate 0 when ``total`` is 0)."""
+    return {v: {"count": int(n), "rate": round(int(n) / total, 6) if total else 0} for v, n in counts.items()}
 
 
 def summary(verdicts: list[str], reasons: list[str], **extra: object) -> dict:
     """The summary document of rows with these ``verdicts`` and ``reasons`` (and ``extra`` fields first)."""
-    return {
-        **extra,
-        "rows": len(verdicts),
-        "verdicts": counts_and_rates(verdicts),
-        "reasons": counts_and_rates(reasons),
-    }
+    return counted_summary(Counter(verdicts), Counter(reasons), len(verdicts), **extra)
+
+
+def counted_summary(verdicts: dict[str, int], reasons: dict[str, int], rows: int, **extra: object) -> dict:
+    """The summary document from counts already made (``{verdict: n}``, ``{reason: n}``) over ``rows`` rows."""
+    by_verdict, by_reason = counts_and_rates(verdicts, rows), counts_and_rates(reasons, rows)
+    return {**extra, "rows": rows, "verdicts": by_verdict, "reasons": by_reason}
 
 
 def write_summary(path: str | Path, document: dict) -> None:

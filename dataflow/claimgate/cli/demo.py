@@ -3,7 +3,8 @@
 Runs the gate on the fixtures shipped with the package, the changed-source scenario
 (an edited pinned page in a temporary copy is refused with ``hash_mismatch``) and the
 four-citation audit demo and the answer demo; writes ``gate_result.json``, ``audit_result.jsonl``,
-``answer_result.json``, ``answer_report.html`` and the pictures beside ``--output``. The shipped fixtures are never modified.
+``answer_result.json``, ``answer_report.html`` and the pictures beside ``--output``. The shipped
+fixtures are never modified.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from claimgate.cli.ci import add_ci_options, check_ci_outputs, counted_summary, exit_status, fail_on_set, write_summary
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
 from claimgate.cli.terminal import summary_table
@@ -20,6 +21,7 @@ from claimgate.execution import drivers
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
 from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet, write_text_file
+from claimgate.reasons import GATE_STATUSES
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
 #: Ignored directive lines printed in the terminal at most (all of them are in a .json document).
@@ -158,6 +160,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "lines and decision picture",
     )
     add_execution(parser)
+    add_ci_options(parser, "case's status", GATE_STATUSES, report=False)
 
 
 def case_pictures(run: drivers.GateRun, limit: int) -> dict[int, str | None]:
@@ -192,9 +195,8 @@ def run(args: argparse.Namespace) -> int:
     settings = run_settings(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
-    extra = [Path(args.report)] if args.report else []
-    if args.report and not args.report.lower().endswith((".html", ".htm")):
-        raise UsageError("--report must end in .html")
+    fail_on = fail_on_set(args.fail_on, GATE_STATUSES)
+    extra = check_ci_outputs(args)
     if args.pictures:  # beside the output: gate_dag.dot/.svg, cases/<name>.dot/.svg and cases/index.json
         check_outputs([output, *extra, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
         check_inputs_outside(output.parent / "cases", "case pictures", inputs)
@@ -232,7 +234,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {output}")
     for note in notes:
         print(note)
-    return 0
+    statuses = counts.groupby("status", sort=False)["cases"].sum().to_dict() if len(counts) else {}
+    reasons = counts.groupby("reason", sort=False)["cases"].sum().to_dict() if len(counts) else {}
+    if args.summary:
+        write_summary(args.summary, counted_summary(statuses, reasons, int(cases)))
+    return exit_status(statuses, fail_on)
 
 
 COMMAND = Command("gate", "run the contract gate over a manifest and a case table", add_arguments, run)

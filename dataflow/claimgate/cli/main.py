@@ -12,7 +12,7 @@ the arguments wherever it is and the rest is parsed by that command's own parser
 an option the command does not have is a usage error, never silently ignored.
 
 Exit status: 0 when the run completed (whatever the statuses), 1 when ``--fail-on`` (``audit``,
-``answer``) named a verdict that occurred, 2 for a usage error,
+``answer``, ``gate``) named a verdict or status that occurred, 2 for a usage error,
 3 when an input was refused (one line on stderr: ``error: <Kind>: <reason>: <detail>``;
 ``--debug`` adds the traceback). No model is called unless ``--judge`` names one.
 """
@@ -80,8 +80,8 @@ def overview(prog: str) -> str:
         f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
         "options may stand before or after the command.",
         "",
-        "Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer), 2 usage error, 3 input refused;",
-        "130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
+        "Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error,",
+        "3 input refused; 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
     return "\n".join(lines)
 
