@@ -24,6 +24,19 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         timeout=600,
     )
 
+
+def char_citation(quote: str, index: int, start: int, end: int | None = None) -> dict:
+    """An Anthropic ``char_location`` citation of ``quote`` in the ``index``-th document sent, from ``start``."""
+    end = start + len(quote) if end is None else end
+    return {
+        "type": "char_location",
+        "cited_text": quote,
+        "document_index": index,
+        "start_char_index": start,
+        "end_char_index": end,
+    }
+
+
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     """Run ``main(args)`` in-process; return ``(exit status, stdout, stderr)``."""
     capsys.readouterr()
@@ -33,6 +46,7 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
         code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
+
 
 def pin_sources(folder: Path, sources: dict[str, tuple[str, bytes]], cases: list | None = None) -> tuple[Path, Path]:
     """Write ``sources`` (``source_id -> (version, raw bytes)``) under ``folder/sources`` and pin them.

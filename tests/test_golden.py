@@ -33,6 +33,9 @@ def test_default_run_writes_the_golden_results(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     _same_bytes(tmp_path / "gate_result.json", "default_gate_result.json")
     _same_bytes(tmp_path / "audit_result.jsonl", "default_audit_result.jsonl")
+    # Added on purpose by the answer audit: the demo answer's result and its review page.
+    _same_bytes(tmp_path / "answer_result.json", "default_answer_result.json")
+    _same_bytes(tmp_path / "answer_report.html", "default_answer_report.html")
 
 
 @pytest.mark.parametrize("suffix", [".json", ".jsonl", ".parquet"])

@@ -6,7 +6,7 @@ function (lazy), and under ``if TYPE_CHECKING:``. The layers (README, "Project l
 0. leaves: ``errors``, ``textlines``, ``lookalikes``, ``resources``, ``runtime``, ``reasons``, ``synthetic``
 1. ``io``
 2. ``gate``, ``audit`` (never each other)
-3. ``execution``, ``pictures``
+3. ``execution``, ``pictures``, ``report`` (the review page)
 4. ``cli``, ``api`` (and ``__main__``, the command line's entry)
 
 The package ``__init__`` is a leaf whose lazy ``Gate``/``Audit`` access to ``claimgate.api`` is the one
@@ -30,6 +30,7 @@ LAYERS = {
     "audit": 2,
     "execution": 3,
     "pictures": 3,
+    "report": 3,
     "cli": 4,
     "api": 4,
     "__main__": 4,

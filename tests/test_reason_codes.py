@@ -25,6 +25,7 @@ from claimgate import reasons
 from claimgate.api import Audit, Gate
 from claimgate.reasons import Outcome
 
+from tests.helpers import char_citation
 from tests.reason_sites import reason_sites
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,11 +47,11 @@ def test_every_outcome_names_a_known_scope_status_verdict_and_exception():
         assert "\n" not in r.meaning and "|" not in r.meaning, r.code
         for outcome in r.outcomes:
             assert outcome.scope in reasons.SCOPES, r.code
-            known = reasons.AUDIT_VERDICTS if outcome.scope == "citation" else reasons.GATE_STATUSES
-            assert outcome.gives in known, r.code
+            assert outcome.gives in reasons.GIVES_BY_SCOPE[outcome.scope], r.code
             assert outcome.error in ("", *reasons.ERROR_KINDS), r.code
-            # a refusal raises; a decision and a verdict do not
-            assert bool(outcome.error) == (outcome.scope != "citation" and outcome.gives == "refused"), r.code
+            # a refusal raises; a decision and a verdict (a citation's, a claim's, an answer's) do not
+            raises = outcome.scope in ("run", "source", "case") and outcome.gives == "refused"
+            assert bool(outcome.error) == raises, r.code
 
 
 def test_reason_looks_a_code_up_and_names_an_unknown_one():
@@ -476,7 +477,60 @@ RUNS = {
     "invalid_source_version": lambda c, t: command(
         c, "pin", folder(t, "guide.md", GUIDE) + "/guide.md", "--version", " 1.0", "--output", str(t / "m.json")
     ),
+    "invalid_answer": lambda c, t: answer_command(c, t, '{"content": "not a list", "text": 3}'),
 }
+
+
+def answer_command(capsys, tmp_path: Path, answer: str) -> tuple:
+    (tmp_path / "answer.json").write_text(answer, encoding="utf-8")
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps(CORPUS), encoding="utf-8")
+    output = tmp_path / "out" / "answer.json"
+    return command(
+        capsys, "answer", "--corpus", str(corpus), "--answer", str(tmp_path / "answer.json"), "--output", str(output)
+    )
+
+
+# --- answer and claim codes, through Audit.check_answer -----------------------------------
+
+ANSWER_QUOTE = "fell by 4.1 days with Veltrazine"
+TRIAL_AT = CORPUS["trial"].index(ANSWER_QUOTE)
+
+
+def _plain(text: str, *quotes: str) -> dict:
+    return {
+        "text": text,
+        "citations": [{"marker": str(i), "doc_id": "trial", "quote": q} for i, q in enumerate(quotes, 1)],
+    }
+
+
+def _at(start: int) -> dict:
+    return {"content": [{"type": "text", "text": "Days fell.", "citations": [char_citation(ANSWER_QUOTE, 0, start)]}]}
+
+
+#: code -> (answer, policy, which claim, or None for the answer's own reason)
+ANSWERS = {
+    "every_claim_supported": (_plain("Days fell [1].", ANSWER_QUOTE), "strict", None),
+    "uncited_connectives_allowed": (_plain("Days fell [1]. That is good.", ANSWER_QUOTE), "connective", None),
+    "claims_failed": (_plain("Days fell [1]. That is good.", ANSWER_QUOTE), "strict", None),
+    "no_claims": ({"text": "", "citations": []}, "strict", None),
+    "citations_found": (_plain("Days fell [1].", ANSWER_QUOTE), "strict", 0),
+    "citation_rejected": (_plain("Days fell [1].", "fell by 4.7 days with Veltrazine"), "strict", 0),
+    "cited_text_not_at_offsets": (_at(TRIAL_AT + 1), "strict", 0),
+    "marker_without_citation": (_plain("Days fell [2].", ANSWER_QUOTE), "strict", 0),
+    "no_citation": (_plain("That is good.", ANSWER_QUOTE), "strict", 0),
+}
+
+
+@pytest.mark.parametrize("code", sorted(ANSWERS))
+def test_answer_and_claim_codes_are_produced_by_audit_check_answer(code):
+    answer, policy, claim = ANSWERS[code]
+    result = Audit.from_corpus(CORPUS).check_answer(answer, documents=["trial"], policy=policy)
+    if claim is None:
+        produced = (Outcome("answer", result["verdict"]), result["reason"])
+    else:
+        produced = (Outcome("claim", result["claims"][claim]["status"]), result["claims"][claim]["reason"])
+    assert produced == (reasons.reason(code).outcomes[0], code)
 
 
 @pytest.mark.parametrize("code", sorted(RUNS))
@@ -512,6 +566,7 @@ def test_every_registered_outcome_is_produced_by_a_test_here():
         | {("match_too_complex", Outcome("citation", "not_found"))}
         | {(code, Outcome("run", "refused", "IngestionError")) for code in RUNS}
         | {(code, Outcome("run", "refused", "ExecutionError")) for code in ("worker_lost", "scheduler_lost")}
+        | {(code, reasons.reason(code).outcomes[0]) for code in ANSWERS}
     )
     registered = {(r.code, outcome) for r in reasons.REASONS for outcome in r.outcomes}
     assert sorted(registered - produced, key=str) == []

@@ -339,3 +339,32 @@ class Audit:
         results = drivers.run_audit(table, self._corpus, llm_call=judge, match=match, diagnose=diagnose).results
         columns = list(audit_columns(results))
         return results[[*columns, DIAGNOSIS_COLUMN] if diagnose else columns].reset_index(drop=True)
+
+    def check_answer(
+        self,
+        answer: Mapping,
+        judge: Callable[[str, str], str] | None = None,
+        *,
+        documents: list[str] | None = None,
+        policy: str = "strict",
+        answer_format: str = "auto",
+    ) -> dict:
+        """Audit a whole generated answer claim by claim; ``accepted`` only when every claim is supported.
+
+        ``answer`` is a parsed answer: plain ``{"text", "citations": [{"marker", "doc_id", "quote"}]}`` or an
+        Anthropic Messages response (``{"content": [...]}``, whose ``document_index`` values index
+        ``documents``, the doc ids in the order they were sent). ``policy`` is ``strict`` or ``connective``
+        (docs/answer-rules.md). Returns the ``answer_result`` dict the ``answer`` command writes: ``verdict``
+        (``accepted``/``refused``), ``reason``, ``failing_claims``, ``claims`` (each with ``status``,
+        ``reason``, ``detail`` and its ``citations``: this audit's rows plus ``marker``, ``location``,
+        ``offsets``), ``text`` and ``annotated`` (Markdown). Raises ``IngestionError`` ``invalid_answer``
+        for an answer of neither shape, ``ValueError`` for an unknown policy or format.
+        """
+        from claimgate.audit.answer.claims import POLICIES
+        from claimgate.execution.answers import AnswerOptions, run_answer
+
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+        overrides = {"sent_documents": list(documents)} if documents is not None else {}
+        options = AnswerOptions(answer_format=answer_format, uncited_policy=policy)
+        return run_answer(dict(answer), self._corpus, llm_call=judge, options=options, overrides=overrides).result

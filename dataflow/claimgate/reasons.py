@@ -23,11 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: How much a code refuses or decides, widest first.
-SCOPES = ("run", "source", "case", "citation")
+SCOPES = ("run", "source", "case", "citation", "answer", "claim")
 #: A gate case's status (docs/gate-rules.md, "Decision order"); a refused run is ``refused`` too.
 GATE_STATUSES = ("ready", "not_in_docs", "conflict", "refused")
 #: The audit's verdicts of one citation (the verbatim gate's, before any judge).
 AUDIT_VERDICTS = ("found", "misattributed", "not_found", "insufficient_quote", "invalid_citation")
+#: An answer's verdict and the status of one of its claims (docs/answer-rules.md); what each scope's outcomes give.
+ANSWER_VERDICTS, CLAIM_STATUSES = ("accepted", "refused"), ("supported", "unsupported", "uncited")
+GIVES_BY_SCOPE = dict(zip(SCOPES, (*[GATE_STATUSES] * 3, AUDIT_VERDICTS, ANSWER_VERDICTS, CLAIM_STATUSES)))
 #: How a ``found`` or ``misattributed`` quote matched (``None`` otherwise): the audit row's ``match_kind``.
 MATCH_KINDS = ("exact", "elided", "bracketed")
 #: The exceptions that carry a reason code (``claimgate.errors``).
@@ -79,6 +82,8 @@ _RUN = (Outcome("run", "refused", "IngestionError"),)
 _EXECUTOR = (Outcome("run", "refused", "ExecutionError"),)
 _SOURCE = (Outcome("source", "refused", "DirectiveError"),)
 _REQUEST = (Outcome("case", "refused", "GateError"),)
+_ACCEPTED, _REFUSED_ANSWER = (Outcome("answer", "accepted"),), (Outcome("answer", "refused"),)
+_SUPPORTED, _UNSUPPORTED, _UNCITED = ((Outcome("claim", status),) for status in CLAIM_STATUSES)
 
 
 def _case(status: str) -> tuple[Outcome, ...]:
@@ -101,6 +106,7 @@ _AUDIT = "docs/audit-rules.md#verdicts-and-reason-codes"
 _NEGATION = "docs/audit-rules.md#negation"
 _MARKS = "docs/audit-rules.md#ellipses-and-brackets"
 _EVIDENCE = "docs/audit-rules.md#minimum-evidence"
+_ANSWER_FORMATS, _CLAIMS = "docs/answer-rules.md#answer-formats", "docs/answer-rules.md#claims-and-the-answers-verdict"
 
 #: Every reason code, widest scope first; within a scope in the order the checks run.
 REASONS: tuple[Reason, ...] = (
@@ -157,6 +163,7 @@ REASONS: tuple[Reason, ...] = (
         "the case table cannot be read or parsed (the line is named)",
         ("docs/gate-rules.md#case-tables", _REFUSED),
     ),
+    Reason("invalid_answer", _RUN, "the answer or its documents list cannot be read or parsed", (_ANSWER_FORMATS,)),
     Reason(
         "invalid_citation_table", _RUN, "the citation table cannot be read or parsed (the line is named)", (_REFUSED,)
     ),
@@ -348,6 +355,15 @@ REASONS: tuple[Reason, ...] = (
         "repeated `citation_id`",
         (_AUDIT, _REFUSED),
     ),
+    Reason("every_claim_supported", _ACCEPTED, "every claim of the answer is supported", (_CLAIMS,)),
+    Reason("uncited_connectives_allowed", _ACCEPTED, "all supported but uncited connectives (policy)", (_CLAIMS,)),
+    Reason("claims_failed", _REFUSED_ANSWER, "a claim is unsupported or uncited (see `failing_claims`)", (_CLAIMS,)),
+    Reason("no_claims", _REFUSED_ANSWER, "the answer holds no claim at all (fails closed)", (_CLAIMS,)),
+    Reason("citations_found", _SUPPORTED, "cited, and every citation passed the audit at its place", (_CLAIMS,)),
+    Reason("citation_rejected", _UNSUPPORTED, "a citation is not `found` (or a judge's is not `supports`)", (_CLAIMS,)),
+    Reason("cited_text_not_at_offsets", _UNSUPPORTED, "`cited_text` is not at its stated offsets", (_CLAIMS,)),
+    Reason("marker_without_citation", _UNSUPPORTED, "a `[n]` marker no citation of the answer carries", (_CLAIMS,)),
+    Reason("no_citation", _UNCITED, "the claim cites nothing", (_CLAIMS,)),
 )
 
 _BY_CODE = {r.code: r for r in REASONS}
@@ -407,9 +423,10 @@ def markdown_page() -> str:
         "(`python -m claimgate.reasons > docs/reason-codes.md`; a test holds this page equal to it).\n"
         "A code is part of the interface: a short snake_case string, never prose, never renamed lightly.\n\n"
         "- **scope**: how much the code refuses or decides: `run` (the whole run, nothing is decided),\n"
-        "  `source` (every case using that source), `case` (that case alone), `citation` (that citation row).\n"
-        f"- **gives**: the gate's status ({_listed(GATE_STATUSES)}) or the audit's verdict\n"
-        f"  ({_listed(AUDIT_VERDICTS)}),\n"
+        "  `source` (every case using that source), `case` (that case alone), `citation` (that citation row),\n"
+        "  `answer` (a whole generated answer), `claim` (one claim of an answer).\n"
+        f"- **gives**: the gate's status ({_listed(GATE_STATUSES)}), the audit's verdict ({_listed(AUDIT_VERDICTS)}),\n"
+        f"  the answer's verdict ({_listed(ANSWER_VERDICTS)}) or a claim's status ({_listed(CLAIM_STATUSES)}),\n"
         f"  with the exception kind where one is raised ({_listed(ERROR_KINDS)}).\n"
         "- **where documented**: the sections that state the rule.\n\n"
         f"A `found` or `misattributed` row also says how its quote matched (`match_kind`): {_listed(MATCH_KINDS)}.\n\n"

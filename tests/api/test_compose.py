@@ -11,6 +11,7 @@ import json
 import re
 
 import pandas as pd
+import pytest
 from claimgate import Audit, Gate
 from claimgate.audit.stages import AUDIT_COLUMNS
 from claimgate.execution import drivers
@@ -35,10 +36,11 @@ def run_block(index: int) -> dict:
 
 def test_readme_has_the_four_tested_blocks():
     blocks = readme_blocks()
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     assert "Gate.from_manifest" in blocks[0]
     assert "def candidate_ids" in blocks[1] and "def generated_answers" in blocks[2]
     assert "declaring_sources" in blocks[3]
+    assert "def answer_document" in blocks[4]
 
 
 def test_python_api_example_gives_the_command_line_results(capsys):
@@ -87,3 +89,38 @@ def test_retrieval_completed_by_the_declaring_set_comes_out_ready():
     gate = Gate.from_manifest(FIXTURES / "manifest.json")
     assert sorted(candidates) == gate.declaring("1.0", "close_required")
     assert json.dumps(result) == json.dumps(gate.decide(candidates, "1.0", "close_required"))
+
+
+@pytest.fixture(scope="module")
+def question_dag() -> dict:
+    """The question-to-answer block's namespace, run once (its temporary module name is registered once)."""
+    return run_block(4)
+
+
+def test_one_dag_goes_from_question_to_an_accepted_or_refused_answer(question_dag):
+    namespace = question_dag
+    careful, careless = namespace["careful"], namespace["careless"]
+    assert careful["answer_result"]["verdict"] == "accepted"
+    assert careful["accepted_answer"] == "In Quill 1.0, create_copy refuses an existing destination path [1]."
+    # The model cited the directive lines the gate verified; the answer audit found them in those sources.
+    cited = careful["answer_result"]["claims"][0]["citations"]
+    assert [(c["doc_id"], c["verdict"]) for c in cited] == [("quill-guide", "found"), ("quill-reference", "found")]
+    assert (careless["answer_result"]["verdict"], careless["answer_result"]["failing_claims"]) == ("refused", ["s2"])
+    assert careless["accepted_answer"] is None
+    # The same answer through the API gives the same result as the DAG's answer audit.
+    audit = Audit.from_manifest(FIXTURES / "manifest.json")
+    document = namespace["answer_document"](
+        namespace["dr"].execute(["gate_result"], inputs=namespace["inputs"])["gate_result"]
+    )
+    assert audit.check_answer(document) == careful["answer_result"]
+
+
+def test_a_question_the_gate_stops_is_never_answered(question_dag):
+    namespace = question_dag
+    question = {**namespace["question"], "requested_version": "3.0"}
+    out = namespace["dr"].execute(
+        ["gate_result", "answer_result", "accepted_answer"], inputs={**namespace["inputs"], "question": question}
+    )
+    assert out["gate_result"]["status"][0] == "not_in_docs"
+    assert (out["answer_result"]["verdict"], out["answer_result"]["reason"]) == ("refused", "no_claims")
+    assert out["accepted_answer"] is None

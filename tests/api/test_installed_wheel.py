@@ -123,6 +123,8 @@ def test_default_demo_writes_output_in_the_current_folder(installed):
     assert (folder / "output" / "audit_result.jsonl").read_bytes() == (
         golden / "default_audit_result.jsonl"
     ).read_bytes()
+    for name in ("answer_result.json", "answer_report.html"):  # the answer demo, from the packaged fixtures
+        assert (folder / "output" / name).read_bytes() == (golden / f"default_{name}").read_bytes()
 
 
 def test_gate_on_the_packaged_fixtures(installed):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
 from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
 from claimgate.cli.project import resolve_options
 from claimgate.cli.terminal import text_table
@@ -23,13 +24,15 @@ from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
 from claimgate.io.sources import pinned_paths
-from claimgate.io.writers import write_csv, write_json, write_jsonl
+from claimgate.io.writers import write_csv, write_json, write_jsonl, write_text_file
 from claimgate.resources import fixtures_dir
 
 # The audit's modules are imported inside the functions that run an audit, not with the command
 # line: a gate run (or ``--help``) does not pay for them.
 AUDIT_OUTPUTS = (".jsonl", ".json", ".csv")
 REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citation")
+#: What ``--fail-on`` may name: the gate's verdicts and a judge's.
+FAIL_ON_CHOICES = ("found", *REJECTED, "supports", "partial", "unrelated", "contradicts")
 
 
 def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> None:
@@ -123,15 +126,25 @@ def current_folder_importable() -> Iterator[None]:
             sys.path.remove(folder)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    source = parser.add_mutually_exclusive_group()
+def add_document_options(parser: argparse.ArgumentParser, *, project: bool = False) -> None:
+    """``--corpus`` | ``--manifest`` | ``--corpus-dir`` and ``--glob`` (audit and answer).
+
+    One of the three is required, unless ``project`` (``audit``): then ``--project`` (or
+    ``./claimgate.toml``) may name the manifest instead.
+    """
+    source = parser.add_mutually_exclusive_group(required=not project)
     source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
     source.add_argument("--manifest", help="manifest.json pinning the documents (default: the project file's)")
-    parser.add_argument("--project", help="claimgate.toml naming the manifest (default: ./claimgate.toml when present)")
+    if project:
+        parser.add_argument(
+            "--project", help="claimgate.toml naming the manifest (default: ./claimgate.toml when present)"
+        )
     source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
     parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
-    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
-    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
+
+
+def add_matching_options(parser: argparse.ArgumentParser) -> None:
+    """``--judge``, ``--min-tokens``, ``--window-chars``, ``--no-diagnose`` (audit and answer)."""
     parser.add_argument(
         "--judge",
         help="optional judge callable module:function (llm_call(system, user) -> str); "
@@ -146,6 +159,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave out the near-miss diagnosis of rejected citations (verdicts are the same)",
     )
+
+
+def documents_of(args: argparse.Namespace) -> drivers.Documents:
+    """The documents the options name: a ``CorpusFile``, ``PinnedManifest`` or ``DocumentFolder``."""
+    if args.corpus is not None:
+        return drivers.CorpusFile(args.corpus)
+    if args.manifest is not None:
+        return drivers.PinnedManifest(args.manifest)
+    return drivers.DocumentFolder(args.corpus_dir, args.glob)
+
+
+def judge_of(args: argparse.Namespace):
+    """The ``--judge`` callable (None without one); a usage error when it cannot be loaded."""
+    from claimgate.audit.judge import load_judge
+
+    try:
+        with current_folder_importable():
+            return load_judge(args.judge) if args.judge else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_document_options(parser, project=True)
+    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
+    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
+    add_matching_options(parser)
     parser.add_argument(
         "--cache",
         metavar="DIR",
@@ -153,6 +193,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "or damaged); not the output, an input, or inside --corpus-dir",
     )
     add_execution(parser)
+    add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
@@ -169,31 +210,22 @@ def run_audit_command(args: argparse.Namespace) -> int:
             raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
     if args.glob and not args.corpus_dir:
         raise UsageError("--glob needs --corpus-dir")
-    from claimgate.audit.judge import load_judge
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
+    fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
+    extra_outputs = check_ci_outputs(args)
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
     all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
-    check_outputs([output], all_inputs, {"--corpus-dir": args.corpus_dir})
+    check_outputs([output, *extra_outputs], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
         from claimgate.audit.index.cache import check_cache_folder
 
         check_cache_folder(args.cache, all_inputs, {"--output": output}, {"--corpus-dir": args.corpus_dir})
-    try:
-        with current_folder_importable():
-            llm_call = load_judge(args.judge) if args.judge else None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if args.corpus is not None:
-        documents = drivers.CorpusFile(args.corpus)
-    elif args.manifest is not None:
-        documents = drivers.PinnedManifest(args.manifest)
-    else:
-        documents = drivers.DocumentFolder(args.corpus_dir, args.glob)
+    llm_call = judge_of(args)
     run = drivers.run_audit(
         args.citations,
-        documents,
+        documents_of(args),
         llm_call=llm_call,
         match=MatchSettings(min_tokens=args.min_tokens, window_chars=args.window_chars),
         diagnose=not args.no_diagnose,
@@ -202,6 +234,12 @@ def run_audit_command(args: argparse.Namespace) -> int:
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
+    if args.summary:
+        write_summary(args.summary, summary([r["verdict"] for r in rows], [r["reason"] for r in rows]))
+    if args.report:
+        from claimgate.report import audit_page
+
+        write_text_file(args.report, audit_page(rows, run.documents, title=f"Citation audit of {args.citations}"))
     if not args.quiet:
         if len(rows) <= 50:
             print(verdict_table(rows))
@@ -212,7 +250,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
         if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):
             print(diagnosis_counts(rows))
         print(f"wrote {output}")
-    return 0
+    return exit_status([r["verdict"] for r in rows], fail_on)
 
 
 def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:

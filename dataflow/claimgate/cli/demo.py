@@ -2,8 +2,9 @@
 
 Runs the gate on the fixtures shipped with the package, the changed-source scenario
 (an edited pinned page in a temporary copy is refused with ``hash_mismatch``) and the
-four-citation audit demo; writes ``gate_result.json``, ``audit_result.jsonl`` and the
-pictures beside ``--output``. The shipped fixtures are never modified.
+four-citation audit demo and the answer demo; writes ``gate_result.json``, ``audit_result.jsonl``,
+``answer_result.json``, ``answer_report.html`` and the pictures beside ``--output``. The shipped
+fixtures are never modified.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from claimgate.cli import answer as answer_cli
 from claimgate.cli import audit as audit_cli
 from claimgate.cli.documents import gate_document
 from claimgate.cli.gate import draw_gate_pictures, write_gate_output
@@ -63,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = {"--schema": args.schema, "fixture manifest": manifest, **pinned_paths(manifest)}
     # Nothing the run writes (results, DAG pictures, case pictures) may land in the fixtures it reads.
     written = [output, out_dir / "audit_result.jsonl", out_dir / "gate_dag.dot", out_dir / "gate_dag.svg"]
+    written += [out_dir / name for name in answer_cli.DEMO_OUTPUTS]
     check_outputs(written, inputs, {"fixtures": fixtures_dir()})
     check_inputs_outside(out_dir / "cases", "case pictures", {"fixtures": fixtures_dir()})
     settings = RunSettings(progress=progress_enabled(args))
@@ -86,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             print(note)
         say(f"wrote {out_dir / 'gate_dag.svg'} and one picture per case in {out_dir / 'cases'}")
     audit_cli.run_demo(args, out_dir, say)
+    answer_cli.run_demo(out_dir, say)
     return 0
 
 

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from claimgate.cli.ci import add_ci_options, check_ci_outputs, counted_summary, exit_status, fail_on_set, write_summary
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
 from claimgate.cli.project import announce_schema, resolve_options
@@ -20,7 +21,8 @@ from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
-from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet
+from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet, write_text_file
+from claimgate.reasons import GATE_STATUSES
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
 #: Ignored directive lines printed in the terminal at most (all of them are in a .json document).
@@ -153,7 +155,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_schema(parser)
     parser.add_argument("--project", help="claimgate.toml to read (default: ./claimgate.toml when present)")
     parser.add_argument("--pictures", action="store_true", help="also draw the DAG and one picture per case")
+    parser.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="write a self-contained review page (no network access): each case's claims, conflicting directive "
+        "lines and decision picture",
+    )
     add_execution(parser)
+    add_ci_options(parser, "case's status", GATE_STATUSES, report=False)
+
+
+def case_pictures(run: drivers.GateRun, limit: int) -> dict[int, str | None]:
+    """The decision picture (SVG text, or None without a renderer) of the first ``limit`` cases, by position."""
+    from claimgate import pictures
+
+    dr = drivers.gate_driver()
+    shown = zip(run.results["case_id"][:limit], run.results["decided_at"][:limit])
+    return {i: pictures.svg_text(pictures.case_graph(dr, c, d).source) for i, (c, d) in enumerate(shown)}
+
+
+def write_gate_report(path: str, run: drivers.GateRun, document: dict) -> None:
+    """The review page of a gate run (``claimgate.report.gate_page``), each case with its refusal detail."""
+    from claimgate.report import gate_page
+    from claimgate.report.views import MAX_CASE_PICTURES
+
+    entries = [{**entry, "detail": detail} for entry, detail in zip(document["cases"], run.results["detail"])]
+    page = gate_page(entries, case_pictures(run, MAX_CASE_PICTURES), title=f"Gate run of {run_title(run)}")
+    write_text_file(path, page)
+
+
+def run_title(run: drivers.GateRun) -> str:
+    """``N cases`` for the page title."""
+    return f"{len(run.results)} cases"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,13 +199,15 @@ def run(args: argparse.Namespace) -> int:
     settings = run_settings(args)
     inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
+    fail_on = fail_on_set(args.fail_on, GATE_STATUSES)
+    extra = check_ci_outputs(args)
     if args.pictures:  # beside the output: gate_dag.dot/.svg, cases/<name>.dot/.svg and cases/index.json
-        check_outputs([output, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
+        check_outputs([output, *extra, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
         check_inputs_outside(output.parent / "cases", "case pictures", inputs)
     else:
-        check_outputs([output], inputs)
+        check_outputs([output, *extra], inputs)
     notes: list[str] = []
-    if output.suffix.lower() == ".jsonl" and not args.pictures:
+    if output.suffix.lower() == ".jsonl" and not args.pictures and not args.report:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
         from claimgate.execution import streaming
 
@@ -185,6 +220,8 @@ def run(args: argparse.Namespace) -> int:
             notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
             document = gate_document(run, fixture_kind="user-supplied")
             write_gate_output(output, run, document)
+            if args.report:
+                write_gate_report(args.report, run, document)
             stage.commit()
             notes = [stage.final_text(note) for note in notes]
         cases, ignored = len(run.results), document.get("ignored_directive_lines")
@@ -202,7 +239,11 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:
         print(note)
     announce_schema(resolved, args.quiet)  # on stderr, after the run: stdout and the output keep their bytes
-    return 0
+    statuses = counts.groupby("status", sort=False)["cases"].sum().to_dict() if len(counts) else {}
+    reasons = counts.groupby("reason", sort=False)["cases"].sum().to_dict() if len(counts) else {}
+    if args.summary:
+        write_summary(args.summary, counted_summary(statuses, reasons, int(cases)))
+    return exit_status(statuses, fail_on)
 
 
 COMMAND = Command("gate", "run the contract gate over a manifest and a case table", add_arguments, run)

@@ -6,6 +6,7 @@
     claimgate lint  [--manifest M] [--schema S] [--strict] [--format text|json|junit]
     claimgate gate  --manifest M --cases C --output O [--schema S] [--executor …]
     claimgate audit (--corpus J | --corpus-dir D | --manifest M) --citations C --output O [--judge mod:fn]
+    claimgate answer (--corpus J | --corpus-dir D | --manifest M) --answer A --output O [--documents D]
 
 Options may stand before or after the command: the command's name is taken out of
 the arguments wherever it is and the rest is parsed by that command's own parser, so
@@ -14,7 +15,8 @@ an option the command does not have is a usage error, never silently ignored.
 ``--manifest``, ``--schema`` (and ``pin``'s folders) may come from a project file,
 ``claimgate.toml`` in the current folder or ``--project F`` (docs/using-your-docs.md).
 
-Exit status: 0 when the run completed (whatever the statuses), 2 for a usage error,
+Exit status: 0 when the run completed (whatever the statuses), 1 when ``--fail-on`` (``audit``,
+``answer``, ``gate``) named a verdict or status that occurred, 2 for a usage error,
 3 when an input was refused (one line on stderr: ``error: <Kind>: <reason>: <detail>``;
 ``--debug`` adds the traceback), 4 when the executor failed (a worker or the Dask scheduler
 lost: ``error: ExecutionError: worker_lost|scheduler_lost: <detail>``; nothing written).
@@ -29,7 +31,7 @@ import traceback
 from pathlib import Path
 
 import claimgate  # noqa: F401  (telemetry variable first)
-from claimgate.cli import audit, demo, gate, lint, pin
+from claimgate.cli import answer, audit, demo, gate, lint, pin
 from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, ExecutionError, UsageError
@@ -42,7 +44,7 @@ EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 EXIT_EXECUTOR_FAILED = 4
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
 COMMANDS: dict[str, Command] = {
-    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, lint.COMMAND, gate.COMMAND, audit.COMMAND)
+    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, lint.COMMAND, gate.COMMAND, audit.COMMAND, answer.COMMAND)
 }
 DEFAULT_COMMAND = "demo"
 
@@ -87,8 +89,9 @@ def overview(prog: str) -> str:
         f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
         "options may stand before or after the command.",
         "",
-        "Exit status: 0 run completed, 2 usage error, 3 input refused, 4 executor failed (a worker or the",
-        "Dask scheduler lost; nothing written); 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
+        "Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error,",
+        "3 input refused, 4 executor failed (a worker or the Dask scheduler lost; nothing written);",
+        "130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
     return "\n".join(lines)
 

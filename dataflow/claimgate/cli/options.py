@@ -51,7 +51,8 @@ def command_parser(prog: str, command: Command) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"{prog} {command.name}",
         description=command.help,
-        epilog="Exit status: 0 run completed, 2 usage error, 3 input refused; 130, 143, 129 stopped by a signal.",
+        epilog="Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error, "
+        "3 input refused; 130, 143, 129 stopped by a signal.",
         allow_abbrev=False,  # an abbreviation would hide which option was meant before the command
     )
     parser.register("action", None, Once)

@@ -85,3 +85,8 @@ def write_parquet(path: str | Path, frame: pd.DataFrame) -> None:
 
     table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
     write_atomic(path, lambda handle: pq.write_table(table, handle))
+
+
+def write_text_file(path: str | Path, text: str) -> None:
+    """Atomically write ``text`` as UTF-8 (a Markdown rendering, a review page)."""
+    write_atomic(path, lambda handle: handle.write(text.encode("utf-8", "backslashreplace")))

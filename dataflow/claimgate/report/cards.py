@@ -1,0 +1,87 @@
+"""One card per audited citation: verdict, quote, the source passage with its spans marked, the
+nearest passage and its edits for a rejected quote, what an ellipsis left out, the judge's reasoning.
+
+Every string taken from a row or a document goes through ``page.escaped``.
+"""
+
+from __future__ import annotations
+
+from claimgate.report.page import attribute, badge, escaped
+
+#: Characters of the source shown on each side of the marked spans.
+CONTEXT_CHARS = 160
+
+
+def marked_passage(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` around ``spans`` (character offsets), each span in ``<mark>``, context elided with ``…``."""
+    spans = sorted((max(0, a), min(len(text), b)) for a, b in spans if a < b)
+    if not spans:
+        return ""
+    first, last = max(0, spans[0][0] - CONTEXT_CHARS), min(len(text), spans[-1][1] + CONTEXT_CHARS)
+    pieces, position = ["…" if first else ""], first
+    for a, b in spans:
+        if a < position:
+            continue
+        pieces += [escaped(text[position:a]), f"<mark>{escaped(text[a:b])}</mark>"]
+        position = b
+    pieces += [escaped(text[position:last]), "…" if last < len(text) else ""]
+    return "".join(pieces)
+
+
+def _section(label: str, content: str) -> str:
+    return f'<div class="label">{escaped(label)}</div><div class="passage">{content}</div>' if content else ""
+
+
+def _edits(edits: list[dict]) -> str:
+    if not edits:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escaped(e.get('op'))}</td><td>{escaped(e.get('quote'))}</td><td>{escaped(e.get('source'))}</td></tr>"
+        for e in edits
+    )
+    return (
+        '<div class="label">edits (quote → source)</div><table class="edits">'
+        f"<tr><th>edit</th><th>quote has</th><th>source has</th></tr>{rows}</table>"
+    )
+
+
+def citation_card(row: dict, documents: dict) -> str:
+    """The card of one audit row (``audit_rows``/``Audit.check`` fields), filterable by verdict and reason."""
+    verdict, reason = str(row.get("verdict")), str(row.get("reason"))
+    parts = [
+        f'<div class="card v-{attribute(verdict)}" data-verdict="{attribute(verdict)}" '
+        f'data-reason="{attribute(reason)}">',
+        f"<h3>{escaped(row.get('citation_id'))} {badge(verdict)} <code>{escaped(reason)}</code></h3>",
+        f"<div>cited document: <code>{escaped(row.get('doc_id'))}</code></div>",
+        _section("quote", escaped(row.get("quote", ""))),
+    ]
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    for span in row.get("spans") or []:
+        by_doc.setdefault(span["doc_id"], []).append((span["start"], span["end"]))
+    for doc_id, spans in by_doc.items():
+        if doc_id in documents:
+            parts.append(_section(f"source passage in {doc_id}", marked_passage(documents[doc_id], spans)))
+    offsets = row.get("offsets") or {}
+    if offsets.get("checked"):
+        stated = "at the stated offsets" if offsets["at_offsets"] else "NOT at the stated offsets"
+        where = ", ".join(str(at) for at in offsets["found_at"]) or "nowhere in that document"
+        text = f"{offsets['start']}–{offsets['end']}: {stated}; the exact text occurs at: {where}"
+        parts.append(_section("provider offsets (characters)", escaped(text)))
+    diagnosis = row.get("diagnosis")
+    if diagnosis:
+        parts.append(f'<div class="label">diagnosis</div><div><code>{escaped(diagnosis.get("kind"))}</code></div>')
+        nearest = diagnosis.get("nearest")
+        if nearest and nearest.get("doc_id") in documents:
+            content = marked_passage(documents[nearest["doc_id"]], [(nearest["start"], nearest["end"])])
+            parts.append(_section(f"nearest passage in {nearest['doc_id']}", content))
+        parts.append(_edits(diagnosis.get("edits") or []))
+    elided = [e for e in row.get("elided") or [] if e.get("text")]
+    if elided:
+        text = "\n".join(f"[{e.get('position')}] {e['text']}" for e in elided)
+        parts.append(_section("left out by the ellipses", escaped(text)))
+    judge = row.get("judge")
+    if judge:
+        text = f"{judge.get('verdict')} (confidence {judge.get('confidence')}): {judge.get('reasoning')}"
+        parts.append(_section("judge", escaped(text)))
+    parts.append("</div>")
+    return "".join(parts)
