@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import re
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
 from claimgate.io.sources import pinned_paths
-from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet
+from claimgate.io.writers import valid_unicode, write_gate_parquet, write_json, write_jsonl
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
 #: Ignored directive lines printed in the terminal at most (all of them are in a .json document).
@@ -121,15 +120,9 @@ def write_gate_output(path: Path, run: drivers.GateRun, document: dict) -> None:
         write_json(path, document)
     elif suffix == ".jsonl":
         write_jsonl(path, (entry for entry in document["cases"]))
-    else:
-        import pandas as pd
-
-        frame = run.results[["case_id", "status", "reason", "error", "decided_at", "detail"]].copy()
-        frame["case_id"] = [valid_unicode(c) if isinstance(c, str) else None for c in run.results["case_id"]]
-        frame["entry"] = [
-            valid_unicode(json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in document["cases"]
-        ]
-        write_parquet(path, pd.DataFrame(frame).reset_index(drop=True))
+    else:  # nested columns, no JSON text (io.writers.gate_parquet_schema)
+        details = ["" if d is None else str(d) for d in run.results["detail"]]
+        write_gate_parquet(path, document["cases"], details)
 
 
 def ignored_lines_report(document: dict) -> list[str]:
