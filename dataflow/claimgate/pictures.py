@@ -276,9 +276,10 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def chain_dot(graph) -> str:
+def chain_dot(graph=None) -> str:
     """The teaching picture: the decision chain of a Hamilton ``FunctionGraph``, top to bottom, as DOT text.
 
+    ``graph`` ``None`` is the gate's own (``drivers.gate_driver().graph``).
     One box per deciding stage (``decisions.decision_stages``, in decision order), each with
     the statuses and reason codes it decides beside it (``reasons.reason``), between the
     verified pins and the assembled result. Narrow on purpose: it stays readable at 800 px
@@ -286,7 +287,7 @@ def chain_dot(graph) -> str:
     """
     from claimgate.reasons import reason
 
-    stages = decision_stages(graph)
+    stages = decision_stages(graph if graph is not None else _gate_graph())
     lines = [
         "digraph decision_chain {",
         f'graph [fontname={FONT} fontsize=14 label="the gate\'s decision chain" labelloc=t nodesep=0.25 ranksep=0.3]',
@@ -311,13 +312,15 @@ def chain_dot(graph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mermaid_dag(graph) -> str:
+def mermaid_dag(graph=None) -> str:
     """The DAG of a Hamilton ``FunctionGraph`` as a Mermaid ``flowchart LR`` (code hosts render it).
 
+    ``graph`` ``None`` is the gate's own.
     Every node once (``name[name]`` for a function, ``name([name])`` for an input or
     config value), then every dependency edge ``dependency --> node``, both sorted:
     deterministic text. Deciding nodes get the class ``decides``.
     """
+    graph = graph if graph is not None else _gate_graph()
     deciding = {name for name, _ in decision_stages(graph)}
     lines = ["flowchart LR"]
     for name in sorted(graph.nodes):
@@ -328,3 +331,29 @@ def mermaid_dag(graph) -> str:
     lines.append(f"    classDef decides fill:{DECIDED_STYLE['fillcolor']},color:#ffffff")
     lines.append(f"    class {','.join(sorted(deciding))} decides")
     return "\n".join(lines) + "\n"
+
+
+def _gate_graph():
+    from claimgate.execution.drivers import gate_driver
+
+    return gate_driver().graph
+
+
+def gate_picture(decided_at: str | None = None, title: str | None = None) -> str:
+    """DOT text of the gate DAG (``decided_at`` ``None``) or of one decision path, for notebooks and scripts.
+
+    Draws from the gate's own driver (no argument to build): the whole DAG with its config
+    caption, or ``decided_at``'s path as ``path_graph`` highlights it, titled ``title``
+    (default ``decided at <node>``). Raises ``ValueError`` for a node that decides nothing.
+    """
+    from claimgate.execution.drivers import gate_driver
+
+    dr = gate_driver()
+    if decided_at is None:
+        return dag_graph(dr).source
+    return _path_graph(dr, decided_at, title or f"decided at {decided_at}").source
+
+
+def fit_width(svg: str) -> str:
+    """An SVG set to the width of its container (``width="100%"``, height from its ``viewBox``): shown whole."""
+    return re.sub(r'<svg width="[^"]*" height="[^"]*"', '<svg width="100%"', svg, count=1)
