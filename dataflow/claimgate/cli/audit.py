@@ -134,7 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
     parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
-    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
+    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv, .parquet)")
     parser.add_argument(
         "--judge",
         help="optional judge callable module:function (llm_call(system, user) -> str); "

@@ -78,15 +78,6 @@ def write_csv(path: str | Path, frame: pd.DataFrame) -> None:
     write_atomic(path, lambda handle: handle.write(text.encode("utf-8", "backslashreplace")))
 
 
-def write_parquet(path: str | Path, frame: pd.DataFrame) -> None:
-    """Atomically write a frame as Parquet (no index; deterministic for equal frames)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
-    write_atomic(path, lambda handle: pq.write_table(table, handle))
-
-
 # ----------------------------------------------------------------------------- nested Parquet results
 # Results as Arrow columns a query engine reads (DuckDB, pandas, pyarrow): lists and structs, never JSON
 # text. The schemas are the result format's (docs/gate-rules.md, "Result objects"; docs/audit-rules.md,
