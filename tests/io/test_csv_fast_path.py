@@ -30,8 +30,29 @@ def outcome(read, *args):
         return "refused", exc.reason, exc.detail
 
 
+#: Pieces of cells: quotes, separators, every line end, white space Python strips (``\x1c``, U+3000), and
+#: characters that end a line for ``str.splitlines`` but not for either CSV reader (U+0085, U+2028).
+PIECES = (
+    "a",
+    "1.0",
+    ";",
+    " ",
+    ",",
+    '"',
+    "\n",
+    "\r",
+    "\r\n",
+    "é",
+    "🙂",
+    "\x00",
+    "\t",
+    "\x1c",
+    "\u3000",
+    "\x85",
+    "\u2028",
+)
 CELL_TEXT = st.lists(
-    st.sampled_from(["a", "1.0", ";", " ", ",", '"', "\n", "\r", "\r\n", "é", "🙂", "\x00", "\t", "\x1c", "\u3000"]),
+    st.sampled_from(PIECES),
     max_size=6,
 ).map("".join)
 
