@@ -1,15 +1,19 @@
-"""The notebooks in ``notebooks/`` run top to bottom and are stored without outputs.
+"""The notebooks in ``notebooks/`` run top to bottom on the public API and are stored without outputs.
 
 Each notebook is executed with nbclient on the ``python3`` kernel, with the notebooks
-folder as working directory, as a reader opening it in Jupyter would. The asserts
-inside the notebooks are the teaching points, so a notebook that runs without an error
-has also checked them. Running them must not write into the repository: pictures and
-edited copies of the fixtures belong in temporary folders.
+folder as working directory, as a reader opening it in Jupyter would. They explain and
+show results (frames, result objects, a diagnosis, pictures) rather than assert: the
+checks are here. They import the installed package (``claimgate.Gate``, ``claimgate.Audit``,
+``claimgate.pictures``), never ``claimgate.execution``, and never change ``sys.path``.
+Running them must not write into the repository: edited copies of the fixtures belong in
+temporary folders.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import re
 from pathlib import Path
 
 import nbformat
@@ -61,6 +65,34 @@ def test_every_code_cell_has_a_markdown_cell_before_it(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebooks_use_the_public_api_without_path_changes_or_asserts(name: str) -> None:
+    notebook = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    source = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "sys.path" not in source and "claimgate.execution" not in source
+    assert "claimgate.Gate" in source
+    tree = ast.parse(source)
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Assert)], "show results; tests assert"
+
+
+EXECUTED: dict[str, nbformat.NotebookNode] = {}
+
+
+def _outputs(name: str, kind: str) -> list[str]:
+    """Every output of ``kind`` (a MIME type, or ``stream``) of the executed notebook ``name``."""
+    notebook = EXECUTED.get(name)
+    if notebook is None:
+        pytest.skip(f"{name} was not executed in this session")
+    found = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if kind == "stream" and output.output_type == "stream":
+                found.append(output.text)
+            elif kind in output.get("data", {}):
+                found.append(output["data"][kind])
+    return found
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs_top_to_bottom_without_writing_into_the_repo(name: str) -> None:
     notebook = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
     before = _watched_state()
@@ -79,7 +111,23 @@ def test_notebook_runs_top_to_bottom_without_writing_into_the_repo(name: str) ->
         if output.output_type == "error"
     ]
     assert errors == []
+    EXECUTED[name] = notebook
     after = _watched_state()
     written = sorted(path for path in after[0].keys() | before[0].keys() if after[0].get(path) != before[0].get(path))
     written += sorted(after[1] - before[1])
     assert written == [], f"running {name} created, changed or removed files in the repository: {written}"
+
+
+def test_the_decision_pictures_are_shown_whole_at_the_notebook_width() -> None:
+    svgs = _outputs("decision_order.ipynb", "image/svg+xml")
+    assert len(svgs) == 4  # the decision chain and three paths
+    for svg in svgs:
+        opening = re.search(r"<svg[^>]*>", svg).group(0)
+        assert 'width="100%"' in opening and "viewBox=" in opening and "height=" not in opening, opening
+    assert "the gate&#39;s decision chain" in svgs[0] or "the gate's decision chain" in svgs[0]
+
+
+def test_the_claim_frames_notebook_shows_frames_and_a_diagnosis() -> None:
+    tables = "\n".join(_outputs("explore_claim_frames.ipynb", "text/plain"))
+    for shown in ("document_revision", "same-version-conflict", "start_line", "fabricated", "paraphrase", "insert"):
+        assert shown in tables, shown

@@ -11,7 +11,9 @@ from xml.etree import ElementTree
 
 import pytest
 from claimgate import pictures
+from claimgate.cli import gate as gate_cli
 from claimgate.execution import drivers
+from claimgate.gate.decisions import decision_stages
 
 from .helpers import FIXTURES, ROOT, run_cli
 
@@ -141,17 +143,23 @@ def test_dot_text_is_the_same_whatever_the_hash_seed(tmp_path):
         "print(pictures.canonical_dot(drivers.gate_driver().display_all_functions().source), end='');"
         "print(pictures.canonical_dot(drivers.audit_driver('corpus').display_upstream_of('audit_results').source))"
     )
+    assert len(_outputs_by_seed(script)) == 1
+
+
+def _outputs_by_seed(script: str, seeds=("1", "2", "3")) -> set[str]:
+    """The distinct standard outputs of ``python -c script`` run under each ``PYTHONHASHSEED``."""
     texts = set()
-    for seed in ("1", "2", "3"):
+    for seed in seeds:
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        texts.add(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                                 check=True, cwd=ROOT).stdout)
-    assert len(texts) == 1
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT)
+        texts.add(done.stdout if done.returncode == 0 else done.stderr)
+    return texts
 
 
 def test_canonical_dot_only_reorders_statements():
     source = drivers.gate_driver().display_all_functions().source
     canonical = pictures.canonical_dot(source)
+
     def statements(text: str) -> list[str]:
         return sorted(pictures._sorted_table_rows(line.strip()) for line in text.splitlines() if line.strip())
 
@@ -164,3 +172,118 @@ def test_without_a_renderer_the_dot_is_written_and_one_line_says_so(tmp_path, mo
     assert written == [tmp_path / "g.dot"]
     assert not (tmp_path / "g.svg").exists()
     assert note is not None and "\n" not in note and "Graphviz not found" in note
+
+
+# ----------------------------------------------------------------------------- pictures that scale
+
+
+def _gate_pictures(tmp_path, rows):
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps(rows), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["gate", "--manifest", str(FIXTURES / "manifest.json"), "--cases", str(cases)]
+    done = run_cli(*args, "--output", str(out / "r.json"), "--pictures", "--quiet")
+    assert done.returncode == 0, done.stderr
+    return out, json.loads((out / "r.json").read_text(encoding="utf-8"))
+
+
+def _many_cases(n: int) -> list:
+    """``n`` cases cycling through the fixtures' eight and one request refused by the request checks."""
+    base = [*json.loads((FIXTURES / "cases.json").read_text()), {"case_id": "bad", "candidate_ids": "quill-guide"}]
+    return [{**base[i % len(base)], "case_id": f"{base[i % len(base)]['case_id']}-{i}"} for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def large_run(tmp_path_factory):
+    return _gate_pictures(tmp_path_factory.mktemp("large"), _many_cases(gate_cli.PER_CASE_PICTURE_LIMIT + 1))
+
+
+def test_a_table_over_the_limit_gets_one_picture_per_decision_path_and_every_case_is_indexed(large_run):
+    out, result = large_run
+    decided = [case["result"]["decided_at"] for case in result["cases"]]
+    stages = [name for name, _ in decision_stages(drivers.gate_driver().graph)]
+    assert set(decided) == set(stages)  # every deciding node, both refusal stages included, is reached here
+    assert sorted(p.name for p in (out / "cases").glob("*.svg")) == sorted(f"path-{s}.svg" for s in stages)
+    index = json.loads((out / "cases" / "index.json").read_text())
+    assert [(c["position"], c["case_id"]) for c in index["cases"]] == [
+        (i, case["case_id"]) for i, case in enumerate(result["cases"])
+    ]
+    for entry, stage in zip(index["cases"], decided):
+        assert entry["files"] == [f"path-{stage}.dot", f"path-{stage}.svg"]
+    assert {p["decided_at"]: p["cases"] for p in index["paths"]} == {s: decided.count(s) for s in stages}
+
+
+@pytest.mark.parametrize("stage", ["validated_requests", "directive_errors", "agreed_values"])
+def test_a_path_picture_highlights_its_deciding_node_and_counts_its_cases(large_run, stage):
+    out, result = large_run
+    dot = (out / "cases" / f"path-{stage}.dot").read_text()
+    styles = _node_styles(dot)
+    decided_fill = f'fillcolor="{pictures.DECIDED_STYLE["fillcolor"]}"'
+    assert sorted(n for n, a in styles.items() if decided_fill in a) == sorted([stage, "decided here"])
+    count = sum(case["result"]["decided_at"] == stage for case in result["cases"])
+    assert f"decided at {stage}: {count} cases" in dot
+
+
+def test_a_table_at_the_limit_keeps_one_picture_per_case(tmp_path):
+    out, result = _gate_pictures(tmp_path, _many_cases(gate_cli.PER_CASE_PICTURE_LIMIT))
+    assert sorted(p.stem for p in (out / "cases").glob("*.svg")) == sorted(c["case_id"] for c in result["cases"])
+    assert "paths" not in json.loads((out / "cases" / "index.json").read_text())
+
+
+def _svg_size_and_fonts(svg: str) -> tuple[float, list[float]]:
+    root = ElementTree.fromstring(svg)
+    width = float(root.get("viewBox").split()[2])
+    return width, [float(t.get("font-size")) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_the_teaching_picture_text_is_at_least_10_px_high_at_800_px_wide(default_run):
+    width, sizes = _svg_size_and_fonts((default_run / "gate_chain.svg").read_text())
+    assert len(sizes) > 20
+    assert min(sizes) * 800 / width >= 10, (width, min(sizes))
+
+
+def test_the_whole_dag_is_not_readable_at_800_px_which_is_why_the_chain_exists(default_run):
+    width, sizes = _svg_size_and_fonts((default_run / "gate_dag.svg").read_text())
+    assert min(sizes) * 800 / width < 10
+
+
+def test_the_teaching_picture_names_every_deciding_node_and_every_code_it_decides(default_run):
+    dot = (default_run / "gate_chain.dot").read_text()
+    for name, codes in decision_stages(drivers.gate_driver().graph):
+        assert f"{name} [" in dot and all(code in dot for code in codes)
+
+
+def test_the_readme_shows_the_teaching_picture_at_800_px_and_it_is_what_the_run_draws(default_run):
+    readme = (ROOT / "README.md").read_text()
+    assert '<img src="notebooks/figures/gate_chain.svg" width="800"' in readme
+    assert (ROOT / "notebooks" / "figures" / "gate_chain.svg").read_bytes() == (
+        default_run / "gate_chain.svg"
+    ).read_bytes()
+
+
+def _mermaid(text: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """(node ids, edges) of a Mermaid flowchart as ``mermaid_dag`` writes it."""
+    lines = text.splitlines()
+    assert lines[0] == "flowchart LR"
+    nodes, edges = set(), set()
+    for line in lines[1:]:
+        if match := re.fullmatch(r"    (\w+) --> (\w+)", line):
+            edges.add(match.groups())
+        elif match := re.fullmatch(r"    (\w+)(?:\[(\w+)\]|\(\[(\w+)\]\))", line):
+            assert match.group(1) == (match.group(2) or match.group(3))
+            nodes.add(match.group(1))
+        else:
+            assert line.startswith(("    classDef ", "    class ")), line
+    return nodes, edges
+
+
+def test_the_mermaid_export_has_every_node_and_edge_of_the_hamilton_graph(default_run):
+    graph = drivers.gate_driver().graph
+    nodes, edges = _mermaid((default_run / "gate_dag.mmd").read_text())
+    assert nodes == set(graph.nodes)
+    assert edges == {(d.name, name) for name, node in graph.nodes.items() for d in node.dependencies}
+    assert all(a in nodes and b in nodes for a, b in edges)
+
+
+def test_the_mermaid_export_is_the_same_whatever_the_hash_seed():
+    assert len(_outputs_by_seed("from claimgate import pictures; print(pictures.mermaid_dag(), end='')")) == 1

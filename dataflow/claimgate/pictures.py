@@ -251,8 +251,109 @@ def case_graph(dr, case_id: object, decided_at: str):
     ``dr`` is the gate driver (``drivers.gate_driver()``); returns Hamilton's
     ``graphviz.Digraph`` (use ``.source`` for the DOT text), without config boxes.
     """
+    return _path_graph(dr, decided_at, f"case {case_id}: decided at {decided_at}")
+
+
+def path_graph(dr, decided_at: str, cases: int):
+    """The gate DAG drawn for every case decided at ``decided_at`` (one decision path), titled with how many.
+
+    The picture of a large table (``cases/index.json`` maps each case to it): the
+    highlighting of ``case_graph``, which depends only on ``decided_at``. docs/gate-rules.md, "Pictures".
+    """
+    return _path_graph(dr, decided_at, f"decided at {decided_at}: {cases} case{'s' * (cases != 1)}")
+
+
+def _path_graph(dr, decided_at: str, title: str):
     ran = nodes_ran(dr.graph, decided_at)
     graph = dr.display_all_functions(orient="LR", custom_style_function=case_style(decided_at, ran))
     hide_config(graph, dr.graph.config)
-    graph.attr(label=f"case {case_id}: decided at {decided_at}", labelloc="t")
+    graph.attr(label=title, labelloc="t")
     return graph
+
+
+def _quoted(text: str) -> str:
+    """A DOT string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def chain_dot(graph=None) -> str:
+    """The teaching picture: the decision chain of a Hamilton ``FunctionGraph``, top to bottom, as DOT text.
+
+    ``graph`` ``None`` is the gate's own (``drivers.gate_driver().graph``).
+    One box per deciding stage (``decisions.decision_stages``, in decision order), each with
+    the statuses and reason codes it decides beside it (``reasons.reason``), between the
+    verified pins and the assembled result. Narrow on purpose: it stays readable at 800 px
+    (its labels at least 10 px high, tested) where the whole DAG is not.
+    """
+    from claimgate.reasons import reason
+
+    stages = decision_stages(graph if graph is not None else _gate_graph())
+    lines = [
+        "digraph decision_chain {",
+        f'graph [fontname={FONT} fontsize=14 label="the gate\'s decision chain" labelloc=t nodesep=0.25 ranksep=0.3]',
+        f'node [fontname={FONT} fontsize=14 shape=box style="rounded,filled" fillcolor="#ffffff"]',
+        f"edge [fontname={FONT} fontsize=14]",
+        'start [label="verified pins, case rows"]',
+        'done [label="case_decisions, result_parts\\ngate_result"]',
+    ]
+    previous = "start"
+    for name, codes in stages:
+        statuses = "/".join(dict.fromkeys(status for code in codes for status in reason(code).gives))
+        exit_label = "\\l".join([statuses + ":", *[f"  {code}" for code in codes]]) + "\\l"
+        lines += [
+            f"{name} [label={_quoted(name)} fillcolor={_quoted(RAN_STYLE['fillcolor'])}]",
+            f'{name}__decides [label="{exit_label}" shape=note fontcolor="#444444"]',
+            f"{previous} -> {name}",
+            f"{name} -> {name}__decides [style=dashed arrowhead=none]",
+            f"{{rank=same; {name}; {name}__decides}}",
+        ]
+        previous = name
+    lines += [f"{previous} -> done", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def mermaid_dag(graph=None) -> str:
+    """The DAG of a Hamilton ``FunctionGraph`` as a Mermaid ``flowchart LR`` (code hosts render it).
+
+    ``graph`` ``None`` is the gate's own.
+    Every node once (``name[name]`` for a function, ``name([name])`` for an input or
+    config value), then every dependency edge ``dependency --> node``, both sorted:
+    deterministic text. Deciding nodes get the class ``decides``.
+    """
+    graph = graph if graph is not None else _gate_graph()
+    deciding = {name for name, _ in decision_stages(graph)}
+    lines = ["flowchart LR"]
+    for name in sorted(graph.nodes):
+        node = graph.nodes[name]
+        lines.append(f"    {name}([{name}])" if node.user_defined else f"    {name}[{name}]")
+    edges = sorted((d.name, name) for name, node in graph.nodes.items() for d in node.dependencies)
+    lines += [f"    {a} --> {b}" for a, b in edges]
+    lines.append(f"    classDef decides fill:{DECIDED_STYLE['fillcolor']},color:#ffffff")
+    lines.append(f"    class {','.join(sorted(deciding))} decides")
+    return "\n".join(lines) + "\n"
+
+
+def _gate_graph():
+    from claimgate.execution.drivers import gate_driver
+
+    return gate_driver().graph
+
+
+def gate_picture(decided_at: str | None = None, title: str | None = None) -> str:
+    """DOT text of the gate DAG (``decided_at`` ``None``) or of one decision path, for notebooks and scripts.
+
+    Draws from the gate's own driver (no argument to build): the whole DAG with its config
+    caption, or ``decided_at``'s path as ``path_graph`` highlights it, titled ``title``
+    (default ``decided at <node>``). Raises ``ValueError`` for a node that decides nothing.
+    """
+    from claimgate.execution.drivers import gate_driver
+
+    dr = gate_driver()
+    if decided_at is None:
+        return dag_graph(dr).source
+    return _path_graph(dr, decided_at, title or f"decided at {decided_at}").source
+
+
+def fit_width(svg: str) -> str:
+    """An SVG set to the width of its container (``width="100%"``, height from its ``viewBox``): shown whole."""
+    return re.sub(r'<svg width="[^"]*" height="[^"]*"', '<svg width="100%"', svg, count=1)

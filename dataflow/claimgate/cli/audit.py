@@ -24,19 +24,21 @@ from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
 from claimgate.io.sources import pinned_paths
-from claimgate.io.writers import write_csv, write_json, write_jsonl, write_text_file
+from claimgate.io.writers import write_audit_parquet, write_csv, write_json, write_jsonl, write_text_file
 from claimgate.resources import fixtures_dir
 
 # The audit's modules are imported inside the functions that run an audit, not with the command
 # line: a gate run (or ``--help``) does not pay for them.
-AUDIT_OUTPUTS = (".jsonl", ".json", ".csv")
+AUDIT_OUTPUTS = (".jsonl", ".json", ".csv", ".parquet")
 REJECTED = ("not_found", "misattributed", "insufficient_quote", "invalid_citation")
 #: What ``--fail-on`` may name: the gate's verdicts and a judge's.
 FAIL_ON_CHOICES = ("found", *REJECTED, "supports", "partial", "unrelated", "contradicts")
 
 
 def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> None:
-    """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``.
+    """Write audit rows by extension: ``.jsonl`` (one per line), ``.json`` (a list), ``.csv``, ``.parquet``.
+
+    In Parquet every column is typed, lists and structs included (``io.writers.audit_parquet_schema``).
 
     In CSV, ``matched_doc_ids``, ``spans``, ``elided`` (only with a judge), ``judge`` (and ``extractors`` for a
     folder corpus) and ``diagnosis`` are JSON text cells (``null`` where a row has no diagnosis); the
@@ -65,6 +67,9 @@ def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> 
                 cells = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in frame[column]]
                 frame[column] = pd.Series(cells, dtype=object, index=frame.index)
         write_csv(path, frame)
+    elif suffix == ".parquet":  # nested columns, no JSON text (io.writers.audit_parquet_schema)
+        columns = [c for c in rows[0] if c != DIAGNOSIS_COLUMN] if rows else list(AUDIT_COLUMNS)
+        write_audit_parquet(path, rows, [*columns, *([DIAGNOSIS_COLUMN] if diagnosis else [])])
     else:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
 
@@ -184,7 +189,7 @@ def judge_of(args: argparse.Namespace):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_document_options(parser, project=True)
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
-    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
+    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv, .parquet)")
     add_matching_options(parser)
     parser.add_argument(
         "--cache",

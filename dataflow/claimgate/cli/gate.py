@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import re
 from pathlib import Path
 
@@ -19,9 +18,10 @@ from claimgate.cli.project import announce_schema, resolve_options
 from claimgate.cli.terminal import summary_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
-from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
+from claimgate.gate.decisions import decision_stages
+from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder, write_atomic
 from claimgate.io.sources import pinned_paths
-from claimgate.io.writers import valid_unicode, write_json, write_jsonl, write_parquet, write_text_file
+from claimgate.io.writers import valid_unicode, write_gate_parquet, write_json, write_jsonl, write_text_file
 from claimgate.reasons import GATE_STATUSES
 
 GATE_OUTPUTS = (".json", ".jsonl", ".parquet")
@@ -73,40 +73,67 @@ def case_picture_names(case_ids: list[object], positions: list[int]) -> list[str
     return [name for name in names if name is not None]
 
 
-def draw_gate_pictures(run: drivers.GateRun, out_dir: Path, per_case: bool) -> list[str]:
-    """Draw the gate DAG (``gate_dag``) and, if ``per_case``, one picture per case under ``cases/``.
+#: Tables of more cases than this get one picture per decision path instead of one per case
+#: (docs/gate-rules.md, "Pictures"): the pictures of one path differ only in their title.
+PER_CASE_PICTURE_LIMIT = 36
+#: What ``--pictures`` writes beside the output besides ``cases/`` (the demo writes them too).
+DAG_PICTURES = ("gate_dag.dot", "gate_dag.svg", "gate_chain.dot", "gate_chain.svg", "gate_dag.mmd")
 
-    Each case picture highlights the node that decided it (``decided_at``) and the nodes
-    that ran for it (``pictures.case_graph``); its name comes from ``case_picture_names``.
-    ``cases/index.json`` maps every case to its files: ``{"cases": [{"position",
-    "case_id", "files"}]}`` in case-table order (``files`` relative to ``cases/``; a
-    case id that is not a string is ``null``). Returns the notes to print (at most one
-    per distinct problem, and one when some picture is not named exactly after its case id).
+
+def draw_gate_pictures(run: drivers.GateRun, out_dir: Path, per_case: bool) -> list[str]:
+    """Draw the gate DAG (``gate_dag``, and ``gate_dag.mmd`` in Mermaid), the decision chain (``gate_chain``) and,
+    if ``per_case``, the case pictures under ``cases/``.
+
+    Up to ``PER_CASE_PICTURE_LIMIT`` cases: one picture per case, highlighting the node that
+    decided it (``decided_at``) and the nodes that ran for it (``pictures.case_graph``), named by
+    ``case_picture_names``. More: one picture per decision path, ``cases/path-<decided_at>``
+    (``pictures.path_graph``), for each deciding node some case reached. ``cases/index.json``
+    maps every case to its files either way: ``{"cases": [{"position", "case_id", "files"}]}`` in
+    case-table order (``files`` relative to ``cases/``; a case id that is not a string is ``null``),
+    with ``"paths": [{"decided_at", "cases", "files"}]`` too for path pictures. Returns the notes
+    to print (at most one per distinct problem, and one when some picture is not named exactly
+    after its case id).
     """
     from claimgate import pictures
 
     dr = drivers.gate_driver()
     notes: set[str] = set()
-    _, note = pictures.write_picture(pictures.dag_graph(dr).source, out_dir / "gate_dag")
-    if note:
-        notes.add(note)
-    if per_case:
-        folder = out_dir / CASES_FOLDER
-        positions = [int(p) for p in run.results["position"]]
-        case_ids = run.results["case_id"].tolist()
-        names = case_picture_names(case_ids, positions)
-        index = []
-        for position, case_id, decided_at, name in zip(positions, case_ids, run.results["decided_at"], names):
-            graph = pictures.case_graph(dr, case_id, decided_at)
-            written, note = pictures.write_picture(graph.source, folder / name)
+    for source, base in ((pictures.dag_graph(dr).source, "gate_dag"), (pictures.chain_dot(dr.graph), "gate_chain")):
+        _, note = pictures.write_picture(source, out_dir / base)
+        if note:
+            notes.add(note)
+    write_atomic(out_dir / "gate_dag.mmd", lambda handle: handle.write(pictures.mermaid_dag(dr.graph).encode()))
+    if not per_case:
+        return sorted(notes)
+    folder = out_dir / CASES_FOLDER
+    positions = [int(p) for p in run.results["position"]]
+    case_ids = run.results["case_id"].tolist()
+    decided = run.results["decided_at"].tolist()
+    shown = [valid_unicode(c) if isinstance(c, str) else None for c in case_ids]
+    document: dict = {"cases": []}
+    if len(case_ids) > PER_CASE_PICTURE_LIMIT:
+        files = {}
+        for stage in [name for name, _ in decision_stages(dr.graph) if name in set(decided)]:
+            graph = pictures.path_graph(dr, stage, decided.count(stage))
+            written, note = pictures.write_picture(graph.source, folder / f"path-{stage}")
             if note:
                 notes.add(note.split(": wrote")[0] + ": wrote .dot files only")
-            shown_id = valid_unicode(case_id) if isinstance(case_id, str) else None
-            index.append({"position": position, "case_id": shown_id, "files": [p.name for p in written]})
-        write_json(folder / PICTURE_INDEX, {"cases": index})
-        renamed = sum(name != case_id for name, case_id in zip(names, case_ids))
-        if renamed:
-            notes.add(f"{renamed} case picture(s) are not named after their case id: see {folder / PICTURE_INDEX}")
+            files[stage] = [p.name for p in written]
+        document["paths"] = [{"decided_at": k, "cases": decided.count(k), "files": v} for k, v in files.items()]
+        for position, case_id, stage in zip(positions, shown, decided):
+            document["cases"].append({"position": position, "case_id": case_id, "files": files[stage]})
+        write_json(folder / PICTURE_INDEX, {"cases": document["cases"], "paths": document["paths"]})
+        return sorted(notes)
+    names = case_picture_names(case_ids, positions)
+    for position, case_id, stage, name, shown_id in zip(positions, case_ids, decided, names, shown):
+        written, note = pictures.write_picture(pictures.case_graph(dr, case_id, stage).source, folder / name)
+        if note:
+            notes.add(note.split(": wrote")[0] + ": wrote .dot files only")
+        document["cases"].append({"position": position, "case_id": shown_id, "files": [p.name for p in written]})
+    write_json(folder / PICTURE_INDEX, document)
+    renamed = sum(name != case_id for name, case_id in zip(names, case_ids))
+    if renamed:
+        notes.add(f"{renamed} case picture(s) are not named after their case id: see {folder / PICTURE_INDEX}")
     return sorted(notes)
 
 
@@ -124,15 +151,9 @@ def write_gate_output(path: Path, run: drivers.GateRun, document: dict) -> None:
         write_json(path, document)
     elif suffix == ".jsonl":
         write_jsonl(path, (entry for entry in document["cases"]))
-    else:
-        import pandas as pd
-
-        frame = run.results[["case_id", "status", "reason", "error", "decided_at", "detail"]].copy()
-        frame["case_id"] = [valid_unicode(c) if isinstance(c, str) else None for c in run.results["case_id"]]
-        frame["entry"] = [
-            valid_unicode(json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in document["cases"]
-        ]
-        write_parquet(path, pd.DataFrame(frame).reset_index(drop=True))
+    else:  # nested columns, no JSON text (io.writers.gate_parquet_schema)
+        details = ["" if d is None else str(d) for d in run.results["detail"]]
+        write_gate_parquet(path, document["cases"], details)
 
 
 def ignored_lines_report(document: dict) -> list[str]:
@@ -154,7 +175,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", required=True, help="result file (.json, .jsonl, .parquet)")
     add_schema(parser)
     parser.add_argument("--project", help="claimgate.toml to read (default: ./claimgate.toml when present)")
-    parser.add_argument("--pictures", action="store_true", help="also draw the DAG and one picture per case")
+    parser.add_argument(
+        "--pictures",
+        action="store_true",
+        help=f"also draw the DAG (SVG, DOT, Mermaid), the decision chain, and one picture per case"
+        f" (per decision path above {PER_CASE_PICTURE_LIMIT} cases)",
+    )
     parser.add_argument(
         "--report",
         metavar="FILE.html",
@@ -201,8 +227,8 @@ def run(args: argparse.Namespace) -> int:
     inputs = {**inputs, **pinned_paths(args.manifest)}
     fail_on = fail_on_set(args.fail_on, GATE_STATUSES)
     extra = check_ci_outputs(args)
-    if args.pictures:  # beside the output: gate_dag.dot/.svg, cases/<name>.dot/.svg and cases/index.json
-        check_outputs([output, *extra, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
+    if args.pictures:  # beside the output: DAG_PICTURES, cases/<name>.dot/.svg and cases/index.json
+        check_outputs([output, *extra, *(output.parent / name for name in DAG_PICTURES)], inputs)
         check_inputs_outside(output.parent / "cases", "case pictures", inputs)
     else:
         check_outputs([output, *extra], inputs)

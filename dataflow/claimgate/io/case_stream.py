@@ -7,6 +7,8 @@ chunk to chunk, so the gate can decide and write one chunk at a time.
 
 What it keeps equal to ``tables.read_case_rows`` + ``tables.case_table_frame`` (tested):
 
+- the same rows read by ``pyarrow.csv`` where it can vouch for them (``io.csv_arrow``: a
+  ``.csv`` without quotes), else by the standard library;
 - the same refusals, in the same order: a file that is absent, unreadable or not
   UTF-8 anywhere is refused before any row is parsed (the whole file is decoded
   once first, as the whole read decodes before parsing); then the first line that is
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.csv_arrow import NotVouched, arrow_csv_stream
 from claimgate.io.files import NotRegularFileError, open_regular, read_utf8_text
 from claimgate.io.tables import (
     CSV_CASE_COLUMNS,
@@ -172,6 +175,7 @@ class CaseChunks:
         self.streamed = self.path.suffix.lower() in (".jsonl", ".csv")
         self._whole: list | None = None
         self._remembered: _HashedIds | None = None
+        self._arrow = False
         if not self.streamed:
             self._whole = read_case_rows(self.path)  # .json / .parquet / unknown: the whole read and its errors
             return
@@ -179,10 +183,25 @@ class CaseChunks:
             self._whole = read_case_rows(self.path)  # small: one read, its rows held (tens of MB at most)
             return
         check_utf8(self.path)
+        self._arrow = self.path.suffix.lower() == ".csv"  # Arrow first; the standard library if it cannot vouch
+        try:
+            self._first_pass(chunk_rows)
+        except NotVouched:
+            self._arrow = False
+            self._first_pass(chunk_rows)
+
+    def _rows(self) -> Iterator[object]:
+        """The table's raw rows, lazily: Arrow's blocks (``csv_arrow.arrow_csv_stream``) or ``case_rows_stream``."""
+        if not self._arrow:
+            return case_rows_stream(self.path)
+        return arrow_csv_stream(self.path, CSV_CASE_COLUMNS, case_rows=True)
+
+    def _first_pass(self, chunk_rows: int) -> None:
+        """Keep the first chunk if it is the whole table; else record the repeated ids over every row."""
         first = []
-        for row in case_rows_stream(self.path):
+        for row in self._rows():
             if len(first) == chunk_rows:  # more than one chunk: a pass over every row finds repeated ids
-                self._remembered = _repeated_hashes(case_rows_stream(self.path))
+                self._remembered = _repeated_hashes(self._rows())
                 return
             first.append(row)
         self._whole = first  # the whole table fits in one chunk and is kept
@@ -197,7 +216,14 @@ class CaseChunks:
         seen = set()
         chunk: list = []
         position = 0
-        for row in case_rows_stream(self.path):
+        rows = self._rows()
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                break
+            except NotVouched:  # Arrow read every row in the first pass: the file changed since
+                raise IngestionError(REASON, f"cannot read {self.path}: the file changed while it was read") from None
             chunk.append(row)
             if len(chunk) == self.chunk_rows:
                 yield case_table_frame(chunk, position, seen, self._remembered)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.csv_arrow import arrow_csv_rows
 from claimgate.io.files import NotRegularFileError, read_regular_bytes, read_utf8_text
 from claimgate.io.json_text import MAX_ROW_NESTING, loads_json, loads_json_row, nesting_depth, repeated_key
 
@@ -177,10 +178,24 @@ def physical_lines(stream: Iterable[str]) -> _PhysicalLines:
     return _PhysicalLines(stream)
 
 
-def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...]) -> list[dict]:
-    """Rows of a comma-separated file with a header, every cell a string (``iter_csv_rows``)."""
-    text = read_utf8_text(path, reason, "table")
-    return list(iter_csv_rows(_PhysicalLines(io.StringIO(text, newline="")), path.name, reason, required))
+def _read_csv_rows(path: Path, reason: str, required: tuple[str, ...], case_rows: bool = False) -> list[dict]:
+    """Rows of a comma-separated file with a header, every cell a string, as ``iter_csv_rows`` reads them.
+
+    ``pyarrow.csv`` reads them when it can vouch for the same rows (``io.csv_arrow``);
+    otherwise, and to explain every refusal with its line, the standard library does.
+    The file's own refusals (absent, not a regular file, not UTF-8) are ``read_utf8_text``'s.
+    With ``case_rows`` every row is made a request by ``csv_case_row``.
+    """
+    try:
+        raw = read_regular_bytes(path)[0]
+        text = raw.decode("utf-8-sig")
+    except (OSError, NotRegularFileError, UnicodeDecodeError):
+        raw, text = None, read_utf8_text(path, reason, "table")  # raises its refusal
+    rows = arrow_csv_rows(raw, required, case_rows) if raw is not None else None
+    if rows is not None:
+        return rows
+    rows = iter_csv_rows(_PhysicalLines(io.StringIO(text, newline="")), path.name, reason, required)
+    return [csv_case_row(row) for row in rows] if case_rows else list(rows)
 
 
 def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
@@ -235,7 +250,7 @@ def read_case_rows(cases_path: str | Path) -> list:
     if suffix in (".json", ".jsonl"):
         return _read_json_rows(path, reason)
     if suffix == ".csv":
-        return [csv_case_row(row) for row in _read_csv_rows(path, reason, CSV_CASE_COLUMNS)]
+        return _read_csv_rows(path, reason, CSV_CASE_COLUMNS, case_rows=True)
     if suffix == ".parquet":
         return _read_parquet_rows(path, reason)
     raise IngestionError(reason, f"{path.name}: unknown format (use {', '.join(CASE_TABLE_FORMATS)})")
