@@ -70,9 +70,9 @@ def test_local_and_multiprocessing_runs_work_without_dask_installed(tmp_path):
         "import json, sys\n"
         "sys.modules['dask'] = sys.modules['distributed'] = None\n"
         "from claimgate.cli.main import main\n"
-        "codes = [main(['gate', *sys.argv[1:-1], '--output', sys.argv[-1] + ext, '--quiet']) for ext in ('.jsonl', '.json')]\n"
-        "codes.append(main(['gate', *sys.argv[1:-1], '--output', sys.argv[-1] + '.mp.jsonl', '--executor', 'multiprocessing',"
-        " '--quiet']))\n"
+        "gate, out = ['gate', *sys.argv[1:-1], '--quiet'], sys.argv[-1]\n"
+        "codes = [main([*gate, '--output', out + ext]) for ext in ('.jsonl', '.json')]\n"
+        "codes.append(main([*gate, '--output', out + '.mp.jsonl', '--executor', 'multiprocessing']))\n"
         "print(json.dumps(codes))\n"
     )
     out = str(tmp_path / "out")
