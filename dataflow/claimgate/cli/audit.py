@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from claimgate.cli import stdio
 from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
 from claimgate.cli.terminal import text_table
 from claimgate.errors import UsageError
@@ -128,8 +129,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--manifest", help="manifest.json pinning the documents")
     source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
     parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
-    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
-    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
+    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv; - reads stdin)")
+    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv; - writes JSONL to stdout)")
     parser.add_argument(
         "--judge",
         help="optional judge callable module:function (llm_call(system, user) -> str); "
@@ -154,11 +155,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
-    """``claimgate audit``: audit a citation file and write the rows."""
+    """``claimgate audit``: audit a citation file and write the rows.
+
+    ``-`` as ``--citations`` reads standard input, as ``--output`` writes JSON Lines to standard output
+    (``cli.stdio``).
+    """
+    with stdio.temporary_folder() as folder:
+        return _run_audit(args, folder)
+
+
+def _run_audit(args: argparse.Namespace, folder: Path) -> int:
+    to_stdout = args.output == stdio.STDIO
     check_execution_options(args)
     if args.min_tokens < 1 or args.window_chars < 1:
         raise UsageError("--min-tokens and --window-chars must be at least 1")
-    output = Path(args.output)
+    output = folder / "results.jsonl" if to_stdout else Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
     if args.glob and not args.corpus_dir:
@@ -167,7 +178,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
-    inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
+    citations = stdio.spooled_input(folder, "stdin") if args.citations == stdio.STDIO else args.citations
+    inputs = {"--citations": citations, "--corpus": args.corpus, "--manifest": args.manifest}
     all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
     check_outputs([output], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
@@ -186,7 +198,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     else:
         documents = drivers.DocumentFolder(args.corpus_dir, args.glob)
     run = drivers.run_audit(
-        args.citations,
+        citations,
         documents,
         llm_call=llm_call,
         match=MatchSettings(min_tokens=args.min_tokens, window_chars=args.window_chars),
@@ -196,16 +208,19 @@ def run_audit_command(args: argparse.Namespace) -> int:
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
+    if to_stdout:
+        stdio.copy_to_stdout(output)
+    say = stdio.say_to(args.output)
     if not args.quiet:
         if len(rows) <= 50:
-            print(verdict_table(rows))
+            say(verdict_table(rows))
         counts = run.results.groupby("verdict").size().rename("citations").reset_index()
-        print(counts.to_string(index=False) if len(counts) else "no citations")
+        say(counts.to_string(index=False) if len(counts) else "no citations")
         rejected, paid = free_and_paid(rows)
-        print(f"{rejected} rejected for free, {paid} reached the model")
+        say(f"{rejected} rejected for free, {paid} reached the model")
         if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):
-            print(diagnosis_counts(rows))
-        print(f"wrote {output}")
+            say(diagnosis_counts(rows))
+        say(f"wrote {'standard output' if to_stdout else output}")
     return 0
 
 

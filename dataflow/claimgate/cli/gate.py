@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from claimgate.cli import stdio
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
 from claimgate.cli.terminal import summary_table
@@ -147,20 +148,35 @@ def ignored_lines_report(document: dict) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", required=True, help="manifest.json pinning the sources")
-    parser.add_argument("--cases", required=True, help="case table (.json, .jsonl, .csv, .parquet)")
-    parser.add_argument("--output", required=True, help="result file (.json, .jsonl, .parquet)")
+    parser.add_argument("--cases", required=True, help="case table (.json, .jsonl, .csv, .parquet; - reads stdin)")
+    parser.add_argument(
+        "--output", required=True, help="result file (.json, .jsonl, .parquet; - writes JSONL to stdout)"
+    )
     add_schema(parser)
     parser.add_argument("--pictures", action="store_true", help="also draw the DAG and one picture per case")
     add_execution(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Decide every case of ``--cases`` against the pins of ``--manifest``; write ``--output``."""
-    output = Path(args.output)
+    """Decide every case of ``--cases`` against the pins of ``--manifest``; write ``--output``.
+
+    ``-`` as ``--cases`` reads standard input, as ``--output`` writes JSON Lines to standard output
+    (``cli.stdio``); a temporary folder holds either while the run lasts.
+    """
+    if args.output == stdio.STDIO and args.pictures:
+        raise UsageError("--pictures needs an --output file (the pictures go beside it), not -")
+    with stdio.temporary_folder() as folder:
+        return _run(args, folder)
+
+
+def _run(args: argparse.Namespace, folder: Path) -> int:
+    to_stdout = args.output == stdio.STDIO
+    output = folder / "results.jsonl" if to_stdout else Path(args.output)
     check_gate_output(output)
     check_execution_options(args)
     settings = run_settings(args)
-    inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
+    cases_path = stdio.spooled_input(folder, "stdin") if args.cases == stdio.STDIO else args.cases
+    inputs = {"--manifest": args.manifest, "--cases": cases_path, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
     if args.pictures:  # beside the output: gate_dag.dot/.svg, cases/<name>.dot/.svg and cases/index.json
         check_outputs([output, output.parent / "gate_dag.dot", output.parent / "gate_dag.svg"], inputs)
@@ -172,10 +188,10 @@ def run(args: argparse.Namespace) -> int:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
         from claimgate.execution import streaming
 
-        run = streaming.stream_gate(args.manifest, args.cases, output, args.schema, settings)
+        run = streaming.stream_gate(args.manifest, cases_path, output, args.schema, settings)
         cases, counts, ignored = run.cases, run.status_counts(), ignored_lines(run)
     else:
-        run = drivers.run_gate(args.manifest, args.cases, args.schema, settings)
+        run = drivers.run_gate(args.manifest, cases_path, args.schema, settings)
         # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
         with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
             notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
@@ -185,16 +201,19 @@ def run(args: argparse.Namespace) -> int:
             notes = [stage.final_text(note) for note in notes]
         cases, ignored = len(run.results), document.get("ignored_directive_lines")
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
+    if to_stdout:
+        stdio.copy_to_stdout(output)
+    say = stdio.say_to(args.output)
     if not args.quiet:
         if not cases:  # an empty case table (a header only): a plain line, not an empty frame's repr
-            print("no cases")
+            say("no cases")
         else:
             if cases <= 50:
-                print(summary_table(run))
-            print(counts.to_string(index=False))
+                say(summary_table(run))
+            say(counts.to_string(index=False))
         for line in ignored_lines_report({"ignored_directive_lines": ignored}):
-            print(line)
-        print(f"wrote {output}")
+            say(line)
+        say(f"wrote {'standard output' if to_stdout else output}")
     for note in notes:
         print(note)
     return 0
