@@ -6,18 +6,19 @@ Kept apart from the audit's nodes because these functions write files and print.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
 import json
-import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 
 from claimgate.cli import stdio
-from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
+from claimgate.cli.options import (
+    Command,
+    add_execution,
+    check_execution_options,
+    current_folder_importable,
+    run_settings,
+)
 from claimgate.cli.terminal import text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
@@ -101,26 +102,6 @@ def diagnosis_counts(rows: list[dict]) -> str:
             counts[row[DIAGNOSIS_COLUMN]["kind"]] += 1
     body = [[kind, str(n)] for kind, n in counts.items() if n]
     return text_table(body, ["diagnosis", "citations"])
-
-
-@contextlib.contextmanager
-def current_folder_importable() -> Iterator[None]:
-    """Let ``--judge mymodule:fn`` import ``mymodule.py`` from the current folder.
-
-    ``python -m`` and ``python script.py`` put a folder on ``sys.path`` but the
-    installed ``claimgate`` command puts only its own; the current folder is added
-    for the import, *after* the installed packages so a file there never shadows one.
-    """
-    folder = os.getcwd()
-    added = folder not in sys.path and "" not in sys.path
-    if added:
-        sys.path.append(folder)
-        importlib.invalidate_caches()  # the module file may be newer than the import system's listing
-    try:
-        yield
-    finally:
-        if added and folder in sys.path:
-            sys.path.remove(folder)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
