@@ -19,7 +19,7 @@ from claimgate.cli.options import (
     current_folder_importable,
     run_settings,
 )
-from claimgate.cli.terminal import text_table
+from claimgate.cli.terminal import frame_table, text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
@@ -196,7 +196,7 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
         if len(rows) <= 50:
             say(verdict_table(rows))
         counts = run.results.groupby("verdict").size().rename("citations").reset_index()
-        say(counts.to_string(index=False) if len(counts) else "no citations")
+        say(frame_table(counts) if len(counts) else "no citations")
         rejected, paid = free_and_paid(rows)
         say(f"{rejected} rejected for free, {paid} reached the model")
         if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):

@@ -15,7 +15,7 @@ from pathlib import Path
 from claimgate.cli import stdio
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
-from claimgate.cli.terminal import summary_table
+from claimgate.cli.terminal import frame_table, summary_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_inputs_outside, check_outputs, staged_folder
@@ -210,7 +210,7 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         else:
             if cases <= 50:
                 say(summary_table(run))
-            say(counts.to_string(index=False))
+            say(frame_table(counts))
         for line in ignored_lines_report({"ignored_directive_lines": ignored}):
             say(line)
         say(f"wrote {'standard output' if to_stdout else output}")
