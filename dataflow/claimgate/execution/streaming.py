@@ -34,7 +34,6 @@ import contextlib
 import gc
 import io
 import os
-import sys
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from claimgate.execution import drivers, workers
+from claimgate.execution import drivers, progress, workers
 from claimgate.execution.settings import RunSettings
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.atomic import write_atomic
@@ -238,12 +237,25 @@ def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: Ru
         raise ValueError(f"executor {settings.executor!r} cannot stream")
 
 
-def _progress(chunks: Iterable[DecidedChunk], enabled: bool) -> Iterable[DecidedChunk]:
-    if not enabled:
-        return chunks
-    import tqdm
+class _NoBar:
+    def update(self, cases: int) -> None:
+        pass
 
-    return tqdm.tqdm(chunks, desc="gate", unit="chunks", file=sys.stderr, disable=None, leave=False)
+
+@contextlib.contextmanager
+def _case_bar(cases_path: str | Path, settings: RunSettings) -> Iterator:
+    """The streamed run's bar in cases (``progress.case_bar``, total ``estimated_cases``), or none."""
+    if not settings.progress:
+        yield _NoBar()
+        return
+    bar = progress.case_bar(progress.estimated_cases(cases_path))
+    try:
+        yield bar
+        if bar.total is not None and bar.n != bar.total:  # the estimate counted blank lines: the true total
+            bar.total = bar.n
+            bar.refresh()
+    finally:
+        bar.close()
 
 
 def stream_gate(
@@ -261,7 +273,10 @@ def stream_gate(
     that order, as a whole-table run), before anything is written; ``OutputError``
     when the output cannot be written; ``ValueError`` for an unknown executor or
     ``settings.stream_chunk_rows`` < 1 (chunks of ``settings.chunk_rows`` cases, else ``partition_rows``
-    on an executor and ``LOCAL_CHUNK_ROWS`` locally). Nothing is written unless every chunk is decided. The garbage
+    on an executor and ``LOCAL_CHUNK_ROWS`` locally). Nothing is written unless every chunk is
+    decided. With ``settings.progress`` (and stderr a terminal): a phase line while the table is
+    read and the sources verified, then a bar in cases towards ``progress.estimated_cases``, with
+    rate and ETA (``execution.progress``). The garbage
     collector is paused for the run and collects once between chunks, with the long-lived
     values frozen (``gc.freeze``; ``gc.unfreeze`` at the end also unfreezes whatever a
     caller had frozen).
@@ -271,8 +286,9 @@ def stream_gate(
     heads: list[pd.DataFrame] = []
 
     def write(handle: io.BufferedWriter) -> None:
-        with decided_chunks(chunks, constants, settings) as decided:
-            for chunk in _progress(decided, settings.progress):
+        with decided_chunks(chunks, constants, settings) as decided, _case_bar(cases_path, settings) as bar:
+            for chunk in decided:
+                bar.update(chunk.cases)
                 handle.write(chunk.lines)
                 summary.cases += chunk.cases
                 summary.counts.update(chunk.counts)
@@ -288,10 +304,12 @@ def stream_gate(
     # lives through the run frozen out of its sight (``gc.freeze``), so each of those passes scans one
     # chunk's leftovers only (a full collection over 50,000 held rows took 0.3 s per chunk).
     with drivers.gc_paused():
-        chunks = CaseChunks(cases_path, settings.stream_chunk_rows)  # a refused table stops here, first
-        constants, summary.ignored_directive_lines = table_constants(
-            manifest_path, schema_path, settings.max_source_bytes, settings.max_corpus_bytes, settings.adapters
-        )
+        with progress.phase("gate: reading the case table", settings.progress):
+            chunks = CaseChunks(cases_path, settings.stream_chunk_rows)  # a refused table stops here, first
+        with progress.phase("gate: verifying the pinned sources and parsing their directives", settings.progress):
+            constants, summary.ignored_directive_lines = table_constants(
+                manifest_path, schema_path, settings.max_source_bytes, settings.max_corpus_bytes, settings.adapters
+            )
         gc.freeze()
         try:
             write_atomic(output_path, write)
