@@ -88,10 +88,10 @@ def overview(prog: str) -> str:
     lines += [f"  {name:<8}{command.help}" for name, command in COMMANDS.items()]
     lines += [
         "",
-        f"`{prog}` alone {'runs `demo`' if prog == 'run_pipeline.py' else 'prints this overview'}; options without "
-        f"a command run `demo`. `{prog} COMMAND --help` lists a command's options;",
-        "options may stand before or after the command. `-` as a case or citation table reads standard input,",
-        "as --output writes JSON Lines to standard output.",
+        f"`{prog}` alone {'runs `demo`' if prog == 'run_pipeline.py' else 'prints this overview'}; "
+        "options without a command run `demo`.",
+        f"`{prog} COMMAND --help` lists a command's options; options may stand before or after the command.",
+        "`-` as a case or citation table reads standard input, as --output writes JSON Lines to standard output.",
         "",
         "Exit status: 0 run completed, 2 usage error, 3 input refused; 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
