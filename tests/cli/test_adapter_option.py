@@ -141,3 +141,15 @@ def test_a_bad_adapter_is_a_usage_error_in_one_line_before_any_work(tmp_path, ca
     assert [line for line in lines if not line.startswith(" ")] == [lines[0], lines[-1]]
     assert lines[-1].startswith("error: --adapter ") and message in lines[-1]
     assert "Traceback" not in err and not output.exists()
+
+
+@pytest.mark.parametrize("output", ["out.jsonl", "out.json"], ids=["streamed", "partitioned"])
+def test_an_adapter_travels_to_multiprocessing_workers_and_the_bytes_stay(tmp_path, capsys, recorder, output):
+    name, _ = recorder
+    plain = tmp_path / f"plain-{output}"
+    assert cli(capsys, *GATE, "--output", str(plain), "--quiet")[0] == 0
+    watched = tmp_path / output
+    args = ["--executor", "multiprocessing", "--partition-rows", "3", "--adapter", f"{name}:NodeCounter"]
+    code, _, err = cli(capsys, *GATE, "--output", str(watched), "--quiet", *args)
+    assert code == 0, err
+    assert watched.read_bytes() == plain.read_bytes()
