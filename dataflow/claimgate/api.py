@@ -114,17 +114,23 @@ class Gate:
         schema: str | Path | None = None,
         *,
         max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+        adapters: Iterable[object] = (),
     ) -> Gate:
         """Read the manifest, verify every pinned file once, load the claim schema, build the driver.
 
-        ``schema`` is a claim schema TOML (``None``: Quill's). Raises ``IngestionError`` exactly as the
+        ``schema`` is a claim schema TOML (``None``: Quill's). ``adapters`` are Hamilton lifecycle adapters
+        (hooks and validators of ``hamilton.lifecycle``, such as ``hamilton.plugins.h_tqdm.ProgressBar``)
+        attached to the driver: the verification here and every ``decide_many`` run with them (``decide``
+        runs no Hamilton execution); ``TypeError`` for an object that is not one, or one that would execute
+        nodes or build results itself (``execution.adapters``; README, "Your own Hamilton adapters").
+        Raises ``IngestionError`` exactly as the
         ``gate`` command refuses a whole run: ``invalid_manifest``, ``duplicate_source_id``,
         ``invalid_sha256``, ``path_outside_root``, ``missing_source``, ``source_too_large``,
         ``hash_mismatch``, ``invalid_encoding``, ``invalid_schema``.
         """
         manifest_path = Path(manifest)
         schema_path = str(schema or "")
-        settings = RunSettings(max_source_bytes=max_source_bytes)
+        settings = RunSettings(max_source_bytes=max_source_bytes, adapters=tuple(adapters))
         loaded = read_manifest(manifest_path)
         # Each file's stat is taken BEFORE it is read and hashed: a change in between shows up as a moved
         # stat at the next decision, which then re-hashes (never the other way round).
@@ -159,7 +165,10 @@ class Gate:
         refusal the gate keeps its previous state, whose pins are still checked before each decision.
         """
         fresh = Gate.from_manifest(
-            self._manifest_path, self._schema_path or None, max_source_bytes=self._settings.max_source_bytes
+            self._manifest_path,
+            self._schema_path or None,
+            max_source_bytes=self._settings.max_source_bytes,
+            adapters=self._settings.adapters,
         )
         self.__dict__.update(fresh.__dict__)
 
@@ -248,19 +257,34 @@ class Audit:
     """
 
     def __init__(
-        self, documents: dict[str, str], extractors: dict[str, str] | None = None, *, cache: str | Path | None = None
+        self,
+        documents: dict[str, str],
+        extractors: dict[str, str] | None = None,
+        *,
+        cache: str | Path | None = None,
+        adapters: Iterable[object] = (),
     ) -> None:
         """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them.
 
-        ``cache`` is a folder keeping the index between processes (see ``audit.index.cache``).
+        ``cache`` is a folder keeping the index between processes (see ``audit.index.cache``). ``adapters``:
+        Hamilton lifecycle adapters attached to the driver, as for ``Gate.from_manifest`` (the indexing and
+        every ``check`` run with them); ``TypeError`` for one that is not a watching lifecycle adapter.
         """
-        self._corpus = drivers.index_corpus(documents, extractors, cache)
+        adapters = RunSettings(adapters=tuple(adapters)).adapters  # checked (execution.adapters)
+        self._corpus = drivers.index_corpus(documents, extractors, cache, adapters)
 
     @classmethod
     def from_corpus(
-        cls, corpus: str | Path | Mapping[str, str], *, glob: str = DEFAULT_GLOB, cache: str | Path | None = None
+        cls,
+        corpus: str | Path | Mapping[str, str],
+        *,
+        glob: str = DEFAULT_GLOB,
+        cache: str | Path | None = None,
+        adapters: Iterable[object] = (),
     ) -> Audit:
         """An audit over a folder of pages, a corpus JSON file ``{doc_id: text}``, or such a dict.
+
+        ``adapters``: Hamilton lifecycle adapters on the audit's driver (see ``Audit``'s constructor).
 
         ``cache`` (a folder) keeps the corpus index on disk, keyed by the documents' bytes and the
         normalizer's version: a later ``from_corpus`` of the same documents loads it instead of
@@ -285,21 +309,24 @@ class Audit:
                     raise IngestionError("invalid_corpus", f"document id {doc_id!r} is not a non-empty string")
                 if not isinstance(text, str):
                     raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
-            return cls(dict(corpus), cache=cache)
+            return cls(dict(corpus), cache=cache, adapters=adapters)
         if Path(corpus).is_dir():
             frame = read_document_folder(corpus, glob)
             documents = dict(zip(frame["doc_id"], frame["text"]))
-            return cls(documents, dict(zip(frame["doc_id"], frame["extractor"])), cache=cache)
-        return cls(read_corpus(corpus), cache=cache)
+            return cls(documents, dict(zip(frame["doc_id"], frame["extractor"])), cache=cache, adapters=adapters)
+        return cls(read_corpus(corpus), cache=cache, adapters=adapters)
 
     @classmethod
-    def from_manifest(cls, manifest: str | Path, *, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> Audit:
+    def from_manifest(
+        cls, manifest: str | Path, *, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES, adapters: Iterable[object] = ()
+    ) -> Audit:
         """An audit over the pinned sources of a manifest (``doc_id`` = ``source_id``), verified once here.
 
+        ``adapters``: Hamilton lifecycle adapters, on the verification and the audit's driver (see ``Audit``).
         Raises the ``IngestionError`` of ``Gate.from_manifest`` (``hash_mismatch``…).
         """
-        settings = RunSettings(max_source_bytes=max_source_bytes)
-        return cls(drivers.read_documents(drivers.PinnedManifest(manifest), settings))
+        settings = RunSettings(max_source_bytes=max_source_bytes, adapters=tuple(adapters))
+        return cls(drivers.read_documents(drivers.PinnedManifest(manifest), settings), adapters=settings.adapters)
 
     @property
     def extractors(self) -> dict[str, str] | None:

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +108,15 @@ def test_package_comes_from_the_wheel_not_the_checkout(installed):
     assert not Path(package).is_relative_to(ROOT)
 
 
+def test_version_is_the_wheels(installed):
+    out = installed.run(installed.claimgate, "--version")
+    assert (
+        out.returncode == 0
+        and out.stdout.strip()
+        == f"claimgate {tomllib.loads((ROOT / 'pyproject.toml').read_text())['project']['version']}"
+    )
+
+
 def test_help(installed):
     out = installed.run(installed.claimgate, "--help")
     assert out.returncode == 0, out.stderr
@@ -116,7 +126,9 @@ def test_help(installed):
 def test_default_demo_writes_output_in_the_current_folder(installed):
     folder = installed.workdir / "demo"
     folder.mkdir()
-    out = installed.run(installed.claimgate, cwd=folder)
+    bare = installed.run(installed.claimgate, cwd=folder)  # a bare `claimgate` prints the overview only
+    assert bare.returncode == 0 and bare.stdout.startswith("usage: claimgate") and list(folder.iterdir()) == []
+    out = installed.run(installed.claimgate, "demo", cwd=folder)
     assert out.returncode == 0, out.stderr
     golden = ROOT / "tests" / "golden" / "expected"
     assert (folder / "output" / "gate_result.json").read_bytes() == (golden / "default_gate_result.json").read_bytes()

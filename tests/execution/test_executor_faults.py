@@ -117,9 +117,9 @@ KILLER = textwrap.dedent(
             except ProcessLookupError:  # another task killed it first
                 pass
 
-    def killer(case_table, constants):
+    def killer(case_table, constants, *adapters):
         kill_at_case_1000(case_table)
-        return decided_chunk(case_table, constants)
+        return decided_chunk(case_table, constants, *adapters)
 
     @functools.wraps(first_stage)
     def validated_requests(case_table, verified_sources, claim_schema):

@@ -6,20 +6,22 @@ Kept apart from the audit's nodes because these functions write files and print.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
 import json
-import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 
+from claimgate.cli import stdio
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
-from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
+from claimgate.cli.options import (
+    Command,
+    add_execution,
+    check_execution_options,
+    current_folder_importable,
+    run_settings,
+)
 from claimgate.cli.project import resolve_options
-from claimgate.cli.terminal import text_table
+from claimgate.cli.terminal import frame_table, text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
@@ -111,26 +113,6 @@ def diagnosis_counts(rows: list[dict]) -> str:
     return text_table(body, ["diagnosis", "citations"])
 
 
-@contextlib.contextmanager
-def current_folder_importable() -> Iterator[None]:
-    """Let ``--judge mymodule:fn`` import ``mymodule.py`` from the current folder.
-
-    ``python -m`` and ``python script.py`` put a folder on ``sys.path`` but the
-    installed ``claimgate`` command puts only its own; the current folder is added
-    for the import, *after* the installed packages so a file there never shadows one.
-    """
-    folder = os.getcwd()
-    added = folder not in sys.path and "" not in sys.path
-    if added:
-        sys.path.append(folder)
-        importlib.invalidate_caches()  # the module file may be newer than the import system's listing
-    try:
-        yield
-    finally:
-        if added and folder in sys.path:
-            sys.path.remove(folder)
-
-
 def add_document_options(parser: argparse.ArgumentParser, *, project: bool = False) -> None:
     """``--corpus`` | ``--manifest`` | ``--corpus-dir`` and ``--glob`` (audit and answer).
 
@@ -188,8 +170,10 @@ def judge_of(args: argparse.Namespace):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_document_options(parser, project=True)
-    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
-    parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv, .parquet)")
+    parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv; - reads stdin)")
+    parser.add_argument(
+        "--output", required=True, help="result file (.jsonl, .json, .csv, .parquet; - writes JSONL to stdout)"
+    )
     add_matching_options(parser)
     parser.add_argument(
         "--cache",
@@ -202,11 +186,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
-    """``claimgate audit``: audit a citation file and write the rows."""
+    """``claimgate audit``: audit a citation file and write the rows.
+
+    ``-`` as ``--citations`` reads standard input, as ``--output`` writes JSON Lines to standard output
+    (``cli.stdio``).
+    """
+    with stdio.temporary_folder() as folder:
+        return _run_audit(args, folder)
+
+
+def _run_audit(args: argparse.Namespace, folder: Path) -> int:
+    to_stdout = args.output == stdio.STDIO
     check_execution_options(args)
     if args.min_tokens < 1 or args.window_chars < 1:
         raise UsageError("--min-tokens and --window-chars must be at least 1")
-    output = Path(args.output)
+    output = folder / "results.jsonl" if to_stdout else Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
     if args.corpus is None and args.manifest is None and args.corpus_dir is None:
@@ -220,7 +214,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
 
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra_outputs = check_ci_outputs(args)
-    inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
+    citations = stdio.spooled_input(folder, "stdin") if args.citations == stdio.STDIO else args.citations
+    inputs = {"--citations": citations, "--corpus": args.corpus, "--manifest": args.manifest}
     all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
     check_outputs([output, *extra_outputs], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
@@ -229,7 +224,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
         check_cache_folder(args.cache, all_inputs, {"--output": output}, {"--corpus-dir": args.corpus_dir})
     llm_call = judge_of(args)
     run = drivers.run_audit(
-        args.citations,
+        citations,
         documents_of(args),
         llm_call=llm_call,
         match=MatchSettings(min_tokens=args.min_tokens, window_chars=args.window_chars),
@@ -245,16 +240,19 @@ def run_audit_command(args: argparse.Namespace) -> int:
         from claimgate.report import audit_page
 
         write_text_file(args.report, audit_page(rows, run.documents, title=f"Citation audit of {args.citations}"))
+    if to_stdout:
+        stdio.copy_to_stdout(output)
+    say = stdio.say_to(args.output)
     if not args.quiet:
         if len(rows) <= 50:
-            print(verdict_table(rows))
+            say(verdict_table(rows))
         counts = run.results.groupby("verdict").size().rename("citations").reset_index()
-        print(counts.to_string(index=False) if len(counts) else "no citations")
+        say(frame_table(counts) if len(counts) else "no citations")
         rejected, paid = free_and_paid(rows)
-        print(f"{rejected} rejected for free, {paid} reached the model")
+        say(f"{rejected} rejected for free, {paid} reached the model")
         if not args.no_diagnose and any(DIAGNOSIS_COLUMN in r for r in rows):
-            print(diagnosis_counts(rows))
-        print(f"wrote {output}")
+            say(diagnosis_counts(rows))
+        say(f"wrote {'standard output' if to_stdout else output}")
     return exit_status([r["verdict"] for r in rows], fail_on)
 
 

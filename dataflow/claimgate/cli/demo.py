@@ -93,4 +93,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMAND = Command("demo", "the teaching run on the shipped fixtures (the default)", add_arguments, run)
+COMMAND = Command(
+    "demo", "the teaching run on the shipped fixtures (what run_pipeline.py alone runs)", add_arguments, run
+)

@@ -11,11 +11,12 @@ import itertools
 import re
 from pathlib import Path
 
+from claimgate.cli import stdio
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, counted_summary, exit_status, fail_on_set, write_summary
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
 from claimgate.cli.project import announce_schema, resolve_options
-from claimgate.cli.terminal import summary_table
+from claimgate.cli.terminal import frame_table, summary_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.gate.decisions import decision_stages
@@ -171,8 +172,10 @@ def ignored_lines_report(document: dict) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", help="manifest.json pinning the sources (default: the project file's)")
-    parser.add_argument("--cases", required=True, help="case table (.json, .jsonl, .csv, .parquet)")
-    parser.add_argument("--output", required=True, help="result file (.json, .jsonl, .parquet)")
+    parser.add_argument("--cases", required=True, help="case table (.json, .jsonl, .csv, .parquet; - reads stdin)")
+    parser.add_argument(
+        "--output", required=True, help="result file (.json, .jsonl, .parquet; - writes JSONL to stdout)"
+    )
     add_schema(parser)
     parser.add_argument("--project", help="claimgate.toml to read (default: ./claimgate.toml when present)")
     parser.add_argument(
@@ -216,14 +219,27 @@ def run_title(run: drivers.GateRun) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Decide every case of ``--cases`` against the pins of ``--manifest``; write ``--output``."""
-    output = Path(args.output)
+    """Decide every case of ``--cases`` against the pins of ``--manifest``; write ``--output``.
+
+    ``-`` as ``--cases`` reads standard input, as ``--output`` writes JSON Lines to standard output
+    (``cli.stdio``); a temporary folder holds either while the run lasts.
+    """
+    if args.output == stdio.STDIO and args.pictures:
+        raise UsageError("--pictures needs an --output file (the pictures go beside it), not -")
+    with stdio.temporary_folder() as folder:
+        return _run(args, folder)
+
+
+def _run(args: argparse.Namespace, folder: Path) -> int:
+    to_stdout = args.output == stdio.STDIO
+    output = folder / "results.jsonl" if to_stdout else Path(args.output)
     check_gate_output(output)
     check_execution_options(args)
     resolved = resolve_options(args, needs=("manifest",))
     args.manifest, args.schema = resolved.manifest, resolved.schema
     settings = run_settings(args)
-    inputs = {"--manifest": args.manifest, "--cases": args.cases, "--schema": args.schema}
+    cases_path = stdio.spooled_input(folder, "stdin") if args.cases == stdio.STDIO else args.cases
+    inputs = {"--manifest": args.manifest, "--cases": cases_path, "--schema": args.schema}
     inputs = {**inputs, **pinned_paths(args.manifest)}
     fail_on = fail_on_set(args.fail_on, GATE_STATUSES)
     extra = check_ci_outputs(args)
@@ -237,10 +253,10 @@ def run(args: argparse.Namespace) -> int:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
         from claimgate.execution import streaming
 
-        run = streaming.stream_gate(args.manifest, args.cases, output, args.schema, settings)
+        run = streaming.stream_gate(args.manifest, cases_path, output, args.schema, settings)
         cases, counts, ignored = run.cases, run.status_counts(), ignored_lines(run)
     else:
-        run = drivers.run_gate(args.manifest, args.cases, args.schema, settings)
+        run = drivers.run_gate(args.manifest, cases_path, args.schema, settings)
         # Pictures are drawn into a staging folder first and moved into place with the result, or not at all.
         with drivers.gc_paused(), staged_folder(output.parent) as stage:  # no collector passes over the entry dicts
             notes = draw_gate_pictures(run, stage.folder, per_case=True) if args.pictures else []
@@ -252,16 +268,19 @@ def run(args: argparse.Namespace) -> int:
             notes = [stage.final_text(note) for note in notes]
         cases, ignored = len(run.results), document.get("ignored_directive_lines")
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
+    if to_stdout:
+        stdio.copy_to_stdout(output)
+    say = stdio.say_to(args.output)
     if not args.quiet:
         if not cases:  # an empty case table (a header only): a plain line, not an empty frame's repr
-            print("no cases")
+            say("no cases")
         else:
             if cases <= 50:
-                print(summary_table(run))
-            print(counts.to_string(index=False))
+                say(summary_table(run))
+            say(frame_table(counts))
         for line in ignored_lines_report({"ignored_directive_lines": ignored}):
-            print(line)
-        print(f"wrote {output}")
+            say(line)
+        say(f"wrote {'standard output' if to_stdout else output}")
     for note in notes:
         print(note)
     announce_schema(resolved, args.quiet)  # on stderr, after the run: stdout and the output keep their bytes

@@ -1,12 +1,17 @@
 """claimgate command line: ``claimgate COMMAND [options]`` (or ``python run_pipeline.py …`` in a checkout).
 
-    claimgate                 the teaching run on the shipped fixtures (same as ``claimgate demo``)
-    claimgate pin FILE… --version V --output manifest.json [--url-template T] [--source-id stem|path]
+    claimgate                 this overview (``python run_pipeline.py`` alone runs ``demo``, the main job)
+    claimgate --version       the installed package's version
+    claimgate demo            the teaching run on the shipped fixtures
+    claimgate pin FILE… --doc-version V --output manifest.json [--url-template T] [--source-id stem|path]
     claimgate verify --manifest M
     claimgate lint  [--manifest M] [--schema S] [--strict] [--format text|json|junit]
     claimgate gate  --manifest M --cases C --output O [--schema S] [--executor …]
     claimgate audit (--corpus J | --corpus-dir D | --manifest M) --citations C --output O [--judge mod:fn]
     claimgate answer (--corpus J | --corpus-dir D | --manifest M) --answer A --output O [--documents D]
+
+``-`` as a case or citation table reads standard input, as ``--output`` writes JSON Lines to
+standard output (``cli.stdio``).
 
 Options may stand before or after the command: the command's name is taken out of
 the arguments wherever it is and the rest is parsed by that command's own parser, so
@@ -25,6 +30,7 @@ No model is called unless ``--judge`` names one.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import sys
 import traceback
@@ -42,11 +48,20 @@ from claimgate.runtime import signals
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: A worker or the Dask scheduler was lost during the run (``ExecutionError``); nothing was written.
 EXIT_EXECUTOR_FAILED = 4
-#: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
+#: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named but options are given
+#: (and for ``run_pipeline.py`` alone); a bare ``claimgate`` prints the overview.
 COMMANDS: dict[str, Command] = {
     c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, lint.COMMAND, gate.COMMAND, audit.COMMAND, answer.COMMAND)
 }
 DEFAULT_COMMAND = "demo"
+
+
+def package_version() -> str:
+    """The installed distribution's version (``importlib.metadata``); ``claimgate.__version__`` in a bare checkout."""
+    try:
+        return importlib.metadata.version("claimgate")
+    except importlib.metadata.PackageNotFoundError:  # run_pipeline.py from a checkout that was never installed
+        return claimgate.__version__
 
 
 def program_name() -> str:
@@ -77,7 +92,7 @@ def split_command(argv: list[str], takes_value: set[str]) -> tuple[str | None, l
 def overview(prog: str) -> str:
     """``claimgate --help``: the commands, one line each."""
     lines = [
-        f"usage: {prog} [COMMAND] [options]",
+        f"usage: {prog} [COMMAND] [options]   ({prog} --version: the program's version)",
         "",
         "claimgate: evidence gates for documentation assistants (no model is called by default).",
         "",
@@ -86,8 +101,10 @@ def overview(prog: str) -> str:
     lines += [f"  {name:<8}{command.help}" for name, command in COMMANDS.items()]
     lines += [
         "",
-        f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
-        "options may stand before or after the command.",
+        f"`{prog}` alone {'runs `demo`' if prog == 'run_pipeline.py' else 'prints this overview'}; "
+        "options without a command run `demo`.",
+        f"`{prog} COMMAND --help` lists a command's options; options may stand before or after the command.",
+        "`-` as a case or citation table reads standard input, as --output writes JSON Lines to standard output.",
         "",
         "Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error,",
         "3 input refused, 4 executor failed (a worker or the Dask scheduler lost; nothing written);",
@@ -102,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     signals.install_termination_handlers()  # SIGTERM/SIGHUP clean up like Ctrl-C
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = program_name()
+    if not argv and prog != "run_pipeline.py":  # a bare `claimgate` writes nothing: `claimgate demo` does
+        print(overview(prog))
+        return EXIT_OK
     parsers = {name: command_parser(prog, command) for name, command in COMMANDS.items()}
     try:
         name, rest = split_command(argv, value_options(list(parsers.values())))
@@ -111,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if name is None and any(token in ("-h", "--help") for token in rest):
         print(overview(prog))
+        return EXIT_OK
+    if name is None and "--version" in rest:  # `pin --version V` is pin's old spelling of --doc-version
+        print(f"claimgate {package_version()}")
         return EXIT_OK
     name = name or DEFAULT_COMMAND
     parser = parsers[name]

@@ -11,12 +11,16 @@ a usage error too (``Once``).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
+from claimgate.execution.adapters import adapter_problem
 from claimgate.execution.settings import RunSettings
 from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
 
@@ -44,6 +48,14 @@ class Once(argparse.Action):
             parser.error(f"{option_string} given twice ({given[self.dest]!r} and {values!r})")
         given[self.dest] = values
         setattr(namespace, self.dest, values)
+
+
+class Repeated(argparse.Action):
+    """A repeatable value option: ``dest`` holds the last value given, ``<dest>_all`` every value in order."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_all", [*getattr(namespace, f"{self.dest}_all", []), values])
 
 
 def command_parser(prog: str, command: Command) -> argparse.ArgumentParser:
@@ -116,6 +128,13 @@ def add_execution(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="rows per partition when --executor is not local",
     )
+    parser.add_argument(
+        "--adapter",
+        action=Repeated,
+        metavar="MODULE:OBJECT",
+        help="a Hamilton lifecycle adapter to attach (an object, or a class called with no arguments); "
+        "repeatable; a module in the current folder is found too",
+    )
 
 
 def check_max_source_bytes(args: argparse.Namespace) -> None:
@@ -143,6 +162,57 @@ def check_execution_options(args: argparse.Namespace) -> None:
         raise UsageError("--max-corpus-bytes must be at least 1")
 
 
+@contextlib.contextmanager
+def current_folder_importable() -> Iterator[None]:
+    """Let ``--judge mymodule:fn`` import ``mymodule.py`` from the current folder.
+
+    ``python -m`` and ``python script.py`` put a folder on ``sys.path`` but the
+    installed ``claimgate`` command puts only its own; the current folder is added
+    for the import, *after* the installed packages so a file there never shadows one.
+    """
+    folder = os.getcwd()
+    added = folder not in sys.path and "" not in sys.path
+    if added:
+        sys.path.append(folder)
+        importlib.invalidate_caches()  # the module file may be newer than the import system's listing
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
+def load_adapter(spec: str) -> object:
+    """The lifecycle adapter ``--adapter MODULE:OBJECT`` names: the object, or an instance of the class.
+
+    ``OBJECT`` may be dotted (``module:Class.attribute``); a class is called with no arguments. Raises
+    ``UsageError`` (one line) when the spec is malformed, the module cannot be imported (whatever it
+    raises), the attribute is missing, the class cannot be built without arguments, or the object is not
+    a watching Hamilton lifecycle adapter (``execution.adapters.adapter_problem``).
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise UsageError(f"--adapter must look like package.module:object, got {spec!r}")
+    try:
+        with current_folder_importable():
+            target: object = importlib.import_module(module_name)
+    except Exception as exc:  # ImportError, or whatever the module's own code raised: one line
+        raise UsageError(f"--adapter {spec}: cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise UsageError(f"--adapter {spec}: {module_name!r} has no attribute {attribute!r}")
+        target = getattr(target, part)
+    if isinstance(target, type):
+        try:
+            target = target()
+        except Exception as exc:
+            raise UsageError(f"--adapter {spec}: {attribute}() failed: {type(exc).__name__}: {exc}") from None
+    problem = adapter_problem(target)
+    if problem:
+        raise UsageError(f"--adapter {spec}: {problem}")
+    return target
+
+
 def progress_enabled(args: argparse.Namespace) -> bool:
     """A progress bar only for a person at a terminal, and never with ``--quiet``."""
     return not args.quiet and sys.stderr.isatty()
@@ -152,7 +222,7 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     """The one ``RunSettings`` of a gate or audit command, built once from its checked options.
 
     Size limits, executor, scheduler, partition rows, a progress bar (``progress_enabled``);
-    the executor's own logging only with ``--debug``.
+    the executor's own logging only with ``--debug``; the ``--adapter`` objects (``load_adapter``).
     """
     return RunSettings(
         executor=args.executor,
@@ -162,4 +232,5 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
         quiet=not getattr(args, "debug", False),
         max_source_bytes=args.max_source_bytes,
         max_corpus_bytes=args.max_corpus_bytes,
+        adapters=tuple(load_adapter(spec) for spec in getattr(args, "adapter_all", [])),
     )

@@ -7,19 +7,35 @@ this module parses the options and prints what was done.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from claimgate.cli.error_lines import print_error
-from claimgate.cli.options import Command, add_max_source_bytes, check_max_source_bytes
+from claimgate.cli.options import Command, Once, add_max_source_bytes, check_max_source_bytes
 from claimgate.cli.project import check_manifest_schema, resolve_options, schema_sha256
 from claimgate.cli.terminal import text_table
-from claimgate.errors import UsageError
+from claimgate.errors import ClaimgateError, UsageError
 from claimgate.gate.pin_folders import folder_files, versions_from_path
 from claimgate.gate.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
 from claimgate.gate.schema import load_schema
 from claimgate.io.sources import read_manifest
 
 EXIT_REFUSED = 3
+#: ``pin``'s option for the documentation's version, and its old spelling (still accepted, with a note):
+#: ``--version`` alone is the program's version (``claimgate --version``).
+DOC_VERSION, OLD_DOC_VERSION = "--doc-version", "--version"
+OLD_SPELLING_NOTE = (
+    f"note: `pin {OLD_DOC_VERSION}` is now spelled `pin {DOC_VERSION}` "
+    f"(`claimgate {OLD_DOC_VERSION}` prints the program's version); the old spelling still works"
+)
+
+
+class DocVersion(Once):
+    """``--doc-version`` (or ``--version``): ``Once``, remembering which spelling was given."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.doc_version_spelling = option_string
 
 
 def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +45,15 @@ def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="documentation files or folders to pin (folders recursively; default: the project file's docs)",
     )
-    parser.add_argument("--version", help="the documentation version these files are (a string)")
+    parser.add_argument(
+        DOC_VERSION,
+        OLD_DOC_VERSION,
+        dest="version",
+        action=DocVersion,
+        default=None,
+        metavar="V",
+        help=f"the documentation version these files are (a string; {OLD_DOC_VERSION} is the old spelling)",
+    )
     parser.add_argument(
         "--version-from-path",
         metavar="PATTERN",
@@ -52,13 +76,24 @@ def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
         choices=SOURCE_ID_MODES,
         help="source_id from the file name without extension (stem, default) or the relative path (path)",
     )
-    parser.add_argument("--schema", help="claim schema TOML whose version scheme --version must follow (optional)")
+    parser.add_argument("--schema", help=f"claim schema TOML whose version scheme {DOC_VERSION} must follow (optional)")
     add_max_source_bytes(parser)
 
 
 def _changed_fields(old: dict, new: dict) -> str:
     """``version``, ``url`` or ``version and url``: what a re-pin with the same bytes changed."""
     return " and ".join(f for f in ("version", "url") if old[f] != new[f])
+
+
+def _spelled_as_given(exc: Exception, spelling: str) -> Exception:
+    """``exc`` with the pinning rules' ``--version`` at the start of its message in the spelling the user gave."""
+    if spelling == OLD_DOC_VERSION:
+        return exc
+    if isinstance(exc, ClaimgateError) and exc.detail.startswith(OLD_DOC_VERSION + " "):
+        return type(exc)(exc.reason, spelling + exc.detail.removeprefix(OLD_DOC_VERSION))
+    if isinstance(exc, UsageError) and str(exc).startswith(OLD_DOC_VERSION + " "):
+        return UsageError(spelling + str(exc).removeprefix(OLD_DOC_VERSION))
+    return exc
 
 
 def _pin_plan(args: argparse.Namespace) -> tuple[list[str], str | dict, str, str | None, str | None]:
@@ -84,7 +119,7 @@ def _pin_plan(args: argparse.Namespace) -> tuple[list[str], str | dict, str, str
         raise UsageError(f"no file to pin in {', '.join(paths)} (see --glob, --exclude)")
     pattern = args.version_from_path or (project.version_from_path if project else None)
     if args.version is not None and args.version_from_path:
-        raise UsageError("give --version or --version-from-path, not both")
+        raise UsageError("give --doc-version or --version-from-path, not both")
     if args.version is not None:
         version: str | dict = args.version
     elif pattern:
@@ -92,27 +127,38 @@ def _pin_plan(args: argparse.Namespace) -> tuple[list[str], str | dict, str, str
     elif recorded and all(str(Path(f).resolve()) in recorded for f in files):
         version = {f: recorded[str(Path(f).resolve())] for f in files}
     else:
-        raise UsageError("--version or --version-from-path is required (for a file not pinned yet)")
+        raise UsageError("--doc-version or --version-from-path is required (for a file not pinned yet)")
     url_template = args.url_template or (project.url_template if project else None)
     args.source_id = args.source_id or (project.source_id if project else None) or "stem"
     return files, version, output, resolved.schema, url_template
 
 
 def run_pin(args: argparse.Namespace) -> int:
-    """Pin ``PATH…`` into ``--output``; print added, re-pinned, unchanged (with ``--update``, removed) entries."""
+    """Pin ``PATH…`` at ``--doc-version`` (or ``--version-from-path``) into ``--output``.
+
+    Prints the added, re-pinned, unchanged (with ``--update``, removed) entries. Given as ``--version``
+    (the old spelling), the run is the same and a completed run adds ``OLD_SPELLING_NOTE`` on stderr; a
+    refusal names the option as it was given.
+    """
     check_max_source_bytes(args)
-    files, version, output, schema, url_template = _pin_plan(args)
-    report = pinned_manifest(
-        files,
-        version,
-        output,
-        source_id=args.source_id,
-        url_template=url_template,
-        max_source_bytes=args.max_source_bytes,
-        versions=load_schema(schema).versions if schema else None,
-        schema_sha256=schema_sha256(schema) if schema else None,
-        remove_missing=args.update,
-    )
+    spelling = getattr(args, "doc_version_spelling", DOC_VERSION)
+    try:
+        files, version, output, schema, url_template = _pin_plan(args)
+        report = pinned_manifest(
+            files,
+            version,
+            output,
+            source_id=args.source_id,
+            url_template=url_template,
+            max_source_bytes=args.max_source_bytes,
+            versions=load_schema(schema).versions if schema else None,
+            schema_sha256=schema_sha256(schema) if schema else None,
+            remove_missing=args.update,
+        )
+    except (ClaimgateError, UsageError) as exc:
+        raise _spelled_as_given(exc, spelling) from None
+    if spelling == OLD_DOC_VERSION:
+        print(OLD_SPELLING_NOTE, file=sys.stderr)
     if args.quiet:
         return 0
     rows = [["added", e["source_id"], e["version"], e["path"], e["sha256"][:HASH_PREFIX]] for e in report.added]

@@ -1,24 +1,35 @@
 """What the command line prints: fixed-width text tables, safe for cells from other people's files.
 
-``text_table`` (used by every command), the gate's ``summary_table`` and the clipping of long cells.
+``text_table`` (the one table style of every command: counts too, through ``frame_table``), the gate's
+``summary_table`` and the clipping of long cells. Widths are terminal columns measured by ``wcwidth``
+(an emoji with a skin tone, ``👍🏽``, takes two; a combining mark none).
 Plain text from a finished run; no decision is taken here. What the command line writes is
 ``cli.documents``.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from typing import TYPE_CHECKING
 
+import wcwidth
+
 if TYPE_CHECKING:
+    import pandas as pd
+
     from claimgate.execution.drivers import GateRun
 
 
 def display_width(text: str) -> int:
-    """Terminal columns of ``text``: wide and full-width characters take two, combining marks none."""
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text
-    )
+    """Terminal columns of ``text`` (``wcwidth.wcswidth``): wide, full-width and emoji sequences take two.
+
+    Grapheme clusters count once (``👍🏽`` and ``👨‍👩‍👧`` are two columns, ``e`` with a combining accent
+    one). A control character has no width of its own (``wcswidth`` says -1); each counts as the one
+    column of its escape's first character, though table cells never hold one (``printable``).
+    """
+    width = wcwidth.wcswidth(text)
+    if width >= 0:
+        return width
+    return sum(max(wcwidth.wcwidth(c), 1 if not c.isprintable() else 0) for c in text)
 
 
 def printable(text: str) -> str:
@@ -45,6 +56,11 @@ def text_table(rows: list[list[str]], header: list[str]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     lines.extend("  ".join(_padded(v, w) for v, w in zip(row, widths)).rstrip() for row in cells[1:])
     return "\n".join(lines)
+
+
+def frame_table(frame: pd.DataFrame) -> str:
+    """``text_table`` of a small frame (counts by status and reason, by verdict): its columns as the header."""
+    return text_table([[str(v) for v in row] for row in frame.itertuples(index=False)], [str(c) for c in frame.columns])
 
 
 #: Characters of a case id shown in the terminal table (the whole id is in the result file).

@@ -52,28 +52,34 @@ def quiet_hamilton_logs(debug: bool = False) -> None:
     logging.getLogger("hamilton").setLevel(logging.DEBUG if debug else logging.CRITICAL)
 
 
-def _builder(modules: tuple, config: dict, remote_executor: object | None) -> driver.Builder:
-    """A driver builder over ``modules``: whole-table, or partitioned on ``remote_executor`` (dynamic execution)."""
+def _builder(modules: tuple, config: dict, remote_executor: object | None, adapters: tuple = ()) -> driver.Builder:
+    """A driver builder over ``modules``: whole-table, or partitioned on ``remote_executor`` (dynamic execution).
+
+    ``adapters`` (``RunSettings.adapters``, checked) are attached with ``Builder.with_adapters``.
+    """
     builder = (
         driver.Builder().with_modules(*modules).with_config({**config, "partitioned": remote_executor is not None})
     )
     if remote_executor is not None:
         builder = builder.enable_dynamic_execution(allow_experimental_mode=True).with_remote_executor(remote_executor)
+    if adapters:
+        builder = builder.with_adapters(*adapters)
     return builder
 
 
-def gate_driver(remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
+def gate_driver(remote_executor: object | None = None, progress: bool = False, adapters: tuple = ()) -> driver.Driver:
     """The gate's Hamilton driver: whole-table for ``None``, partitioned on ``remote_executor`` otherwise."""
-    builder = _builder((pinned_sources, gate_loading, gate_batching, gate_stages, gate_results), {}, remote_executor)
+    modules = (pinned_sources, gate_loading, gate_batching, gate_stages, gate_results)
+    builder = _builder(modules, {}, remote_executor, adapters)
     if progress:
         builder = builder.with_adapters(ProgressBar("gate", partitioned=remote_executor is not None))
     return builder.build()
 
 
-def gate_lines_driver() -> driver.Driver:
+def gate_lines_driver(adapters: tuple = ()) -> driver.Driver:
     """The gate's whole-table driver plus ``gate.result_lines``: a batch's decisions as JSON lines (streamed runs)."""
     modules = (pinned_sources, gate_loading, gate_batching, gate_stages, gate_results, gate_result_lines)
-    return _builder(modules, {}, None).build()
+    return _builder(modules, {}, None, adapters).build()
 
 
 @dataclass
@@ -106,9 +112,10 @@ class LoadedGate:
 def load_gate(manifest: dict, schema_path: str | Path | None = None, settings: RunSettings = LOCAL) -> LoadedGate:
     """Verify every pinned file of a read ``manifest`` and load the claim schema (``None``: Quill's), once.
 
-    Raises ``IngestionError`` exactly as a gate run over files refuses a whole run.
+    Raises ``IngestionError`` exactly as a gate run over files refuses a whole run. The driver carries
+    ``settings.adapters`` (every later ``decide_many`` runs with them).
     """
-    dr = gate_driver()
+    dr = gate_driver(adapters=settings.adapters)
     out = dr.execute(
         ["verified_sources", "claim_schema"],
         overrides={"load_manifest": manifest},
@@ -157,7 +164,7 @@ def run_gate(
     with task_executor(settings.executor, settings.scheduler, settings.workers, settings.quiet) as remote:
         if remote is not None:
             inputs["partition_rows"] = settings.partition_rows
-        dr = gate_driver(remote, progress=settings.progress)
+        dr = gate_driver(remote, progress=settings.progress, adapters=settings.adapters)
         # The loading nodes are upstream of every decision node: a refused manifest, schema
         # or case table stops the run before any case is decided.
         with gc_paused():
@@ -177,7 +184,9 @@ def run_gate(
 # --------------------------------------------------------------------------- citation audit
 
 
-def audit_driver(document_source: str, remote_executor: object | None = None, progress: bool = False) -> driver.Driver:
+def audit_driver(
+    document_source: str, remote_executor: object | None = None, progress: bool = False, adapters: tuple = ()
+) -> driver.Driver:
     """The audit's Hamilton driver; ``document_source`` is ``"corpus"``, ``"manifest"`` or ``"folder"``.
 
     With ``progress``, a partitioned run shows partitions done on stderr (a whole-table
@@ -193,6 +202,7 @@ def audit_driver(document_source: str, remote_executor: object | None = None, pr
         (pinned_sources, audit_loading, audit_batching, audit_stages),
         {"document_source": document_source},
         remote_executor,
+        adapters,
     )
     if progress and remote_executor is not None:
         builder = builder.with_adapters(ProgressBar(desc="audit", partitioned=True))
@@ -270,14 +280,19 @@ def read_documents(documents: CorpusFile | PinnedManifest, settings: RunSettings
     Raises ``IngestionError`` as an audit over the same documents refuses its whole run.
     """
     document_source, inputs = _document_inputs(documents)
-    return audit_driver(document_source).execute(["source_documents"], inputs={**inputs, **settings.size_limits()})[
-        "source_documents"
-    ]
+    return audit_driver(document_source, adapters=settings.adapters).execute(
+        ["source_documents"], inputs={**inputs, **settings.size_limits()}
+    )["source_documents"]
 
 
-def index_corpus(documents: dict, extractors: dict | None = None, cache_dir: str | Path | None = None) -> IndexedCorpus:
-    """Index ``documents`` (``{doc_id: text}``) once; ``cache_dir`` keeps the index between processes."""
-    dr = audit_driver("corpus")
+def index_corpus(
+    documents: dict, extractors: dict | None = None, cache_dir: str | Path | None = None, adapters: tuple = ()
+) -> IndexedCorpus:
+    """Index ``documents`` (``{doc_id: text}``) once; ``cache_dir`` keeps the index between processes.
+
+    ``adapters`` (checked lifecycle adapters) ride on the driver: the indexing and every later check run with them.
+    """
+    dr = audit_driver("corpus", adapters=adapters)
     inputs = {} if cache_dir is None else {"cache_dir": str(cache_dir)}
     index = dr.execute(["normalized_sources"], inputs=inputs, overrides={"source_documents": documents})
     return IndexedCorpus(documents, extractors, index["normalized_sources"], dr)
@@ -339,7 +354,7 @@ def run_audit(
             inputs["partition_rows"] = settings.partition_rows
         else:
             inputs["show_progress"] = settings.progress
-        dr = audit_driver(document_source, remote, progress=settings.progress)
+        dr = audit_driver(document_source, remote, progress=settings.progress, adapters=settings.adapters)
         wanted = ["audit_results", "source_documents", *(["folder_documents"] if folder else [])]
         with gc_paused():
             out = dr.execute(wanted, inputs=inputs)

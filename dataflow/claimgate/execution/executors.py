@@ -4,7 +4,8 @@
 executor whose workers die with the run (``execution.workers``), whose Dask cluster is
 closed on exit and on SIGTERM (``runtime.signals``), and whose scheduler address is
 checked before a client connects (``execution.dask_scheduler``). Dask and Ray are
-imported only when chosen. ``gc_paused`` pauses the cyclic collector for bulk builds.
+extras (``claimgate[dask]``, ``claimgate[ray]``), imported only when chosen. ``gc_paused``
+pauses the cyclic collector for bulk builds.
 """
 
 from __future__ import annotations
@@ -23,14 +24,21 @@ from claimgate.execution import workers as workers_module
 from claimgate.runtime import signals
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
+#: The modules an executor needs that are not installed with claimgate itself: each comes with an extra
+#: named after the executor (``pip install 'claimgate[dask]'``; see the README, "Extras").
+EXTRA_MODULES = {"dask": ("dask", "distributed"), "ray": ("ray",)}
 
 
 def check_executor(executor: str) -> None:
-    """Raise ``ValueError`` (one line, for a usage error) when ``executor`` is unknown or not installed."""
+    """Raise ``ValueError`` (one line, for a usage error) when ``executor`` is unknown or not installed.
+
+    ``dask`` and ``ray`` need their extras (``EXTRA_MODULES``); the check looks the modules up
+    (``importlib.util.find_spec``) without importing them, so a local run never imports Dask or Ray.
+    """
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
-    if executor == "ray" and importlib.util.find_spec("ray") is None:
-        raise ValueError("--executor ray needs the optional extra: pip install 'claimgate[ray]'")
+    if any(importlib.util.find_spec(module) is None for module in EXTRA_MODULES.get(executor, ())):
+        raise ValueError(f"--executor {executor} needs the optional extra: pip install 'claimgate[{executor}]'")
 
 
 def executor_failure(exc: BaseException, client: object | None = None) -> ExecutionError | None:

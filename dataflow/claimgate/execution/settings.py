@@ -27,7 +27,9 @@ class RunSettings:
     ``workers``). ``progress``: a bar on a terminal's stderr. ``quiet``: keep the executor's own
     logging off stderr. ``max_source_bytes`` / ``max_corpus_bytes``: refuse a larger source or
     corpus (``None``: the loaders' defaults, ``io.sources.DEFAULT_MAX_SOURCE_BYTES`` and
-    ``DEFAULT_MAX_CORPUS_BYTES``).
+    ``DEFAULT_MAX_CORPUS_BYTES``). ``adapters``: your Hamilton lifecycle adapters (hooks and validators,
+    checked by ``execution.adapters.checked_adapters``), attached to every driver the run builds; they
+    watch a run and cannot change what it decides.
     """
 
     executor: str = "local"
@@ -40,6 +42,16 @@ class RunSettings:
     quiet: bool = True
     max_source_bytes: int | None = None
     max_corpus_bytes: int | None = None
+    adapters: tuple = ()
+
+    def __post_init__(self) -> None:
+        """Check ``adapters`` (``TypeError``, one line, for one that is not a watching lifecycle adapter)."""
+        if self.adapters:
+            from claimgate.execution.adapters import checked_adapters
+
+            object.__setattr__(self, "adapters", checked_adapters(self.adapters))
+        elif not isinstance(self.adapters, tuple):
+            object.__setattr__(self, "adapters", ())
 
     @property
     def stream_chunk_rows(self) -> int:

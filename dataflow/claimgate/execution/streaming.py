@@ -34,7 +34,6 @@ import contextlib
 import gc
 import io
 import os
-import sys
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from claimgate.execution import drivers, executors, workers
+from claimgate.execution import drivers, executors, progress, workers
 from claimgate.execution.settings import RunSettings
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.atomic import write_atomic
@@ -83,6 +82,7 @@ def table_constants(
     schema_path: str | Path | None = None,
     max_source_bytes: int | None = None,
     max_corpus_bytes: int | None = None,
+    adapters: tuple = (),
 ) -> tuple[dict, pd.DataFrame]:
     """The values of ``TABLE_CONSTANTS`` for a manifest and schema, computed once through the gate's driver.
 
@@ -94,14 +94,14 @@ def table_constants(
     ``parsed_claims`` and ``parsed_claim_records`` (every claim's record and answer-request
     JSON, ``gate.result_lines``) follow from those directives alone, so they are built once too.
     Raises ``IngestionError`` (``hash_mismatch``, ``invalid_manifest``, …) as a
-    whole-table run does.
+    whole-table run does. ``adapters`` (``RunSettings.adapters``) watch these executions too.
     """
     inputs: dict = {"manifest_path": str(manifest_path), "schema_path": str(schema_path or "")}
     if max_source_bytes is not None:
         inputs["max_source_bytes"] = max_source_bytes
     if max_corpus_bytes is not None:
         inputs["max_corpus_bytes"] = max_corpus_bytes
-    dr = drivers.gate_lines_driver()
+    dr = drivers.gate_lines_driver(adapters)
     loaded = dr.execute(["verified_sources", "claim_schema", "ignored_directive_lines"], inputs=inputs)
     ignored = loaded.pop("ignored_directive_lines")
     every_source = Stage(
@@ -124,16 +124,29 @@ class DecidedChunk:
     head: pd.DataFrame | None
 
 
-_DRIVER = None  # one driver per process (the command's, or a worker's), built on first use
+#: One driver per process (the command's, or a worker's), built on first use, with the adapters it was built for.
+_DRIVER: tuple[tuple, object] | None = None
 
 
-def decided_chunk(case_table: pd.DataFrame, constants: dict) -> DecidedChunk:
-    """Decide one chunk of the case table with the gate's driver; runs in the driver process or on a worker."""
+def _chunk_driver(adapters: tuple) -> object:
+    """The process's chunk driver for ``adapters`` (rebuilt when they are other objects than last time)."""
     global _DRIVER
-    if _DRIVER is None:
-        _DRIVER = drivers.gate_lines_driver()
+    key = tuple(map(id, adapters))
+    if _DRIVER is None or _DRIVER[0] != key:
+        _DRIVER = (key, drivers.gate_lines_driver(adapters))
+    return _DRIVER[1]
+
+
+def decided_chunk(case_table: pd.DataFrame, constants: dict, adapters: tuple = ()) -> DecidedChunk:
+    """Decide one chunk of the case table with the gate's driver; runs in the driver process or on a worker.
+
+    ``adapters`` watch the chunk's execution (one graph execution per chunk); on a worker they are
+    the pickled copies the executor sent.
+    """
     with drivers.gc_paused():
-        values = _DRIVER.execute(["result_lines", "case_outcomes"], overrides={**constants, "case_rows": case_table})
+        values = _chunk_driver(adapters).execute(
+            ["result_lines", "case_outcomes"], overrides={**constants, "case_rows": case_table}
+        )
     lines, results = values["result_lines"], values["case_outcomes"]
     counts = results.groupby(["status", "reason"]).size().to_dict()
     first = int(case_table["position"].iloc[0]) if len(case_table) else 0
@@ -168,8 +181,8 @@ def _dask_result(future: object) -> DecidedChunk:
         raise executors.scheduler_lost() from None
 
 
-def _decided_with_installed(case_table: pd.DataFrame) -> DecidedChunk:
-    return decided_chunk(case_table, _WORKER_CONSTANTS)
+def _decided_with_installed(case_table: pd.DataFrame, adapters: tuple = ()) -> DecidedChunk:
+    return decided_chunk(case_table, _WORKER_CONSTANTS, adapters)
 
 
 def _in_order(futures: Iterable, result: Callable, window: int) -> Iterator[DecidedChunk]:
@@ -183,7 +196,12 @@ def _in_order(futures: Iterable, result: Callable, window: int) -> Iterator[Deci
         yield result(pending.popleft())
 
 
-def _local_chunks(chunks: Iterable[pd.DataFrame], constants: dict) -> Iterator[DecidedChunk]:
+def adapters_argument(adapters: tuple) -> tuple:
+    """The extra arguments of ``decided_chunk`` for ``adapters``: none when there are none (two-argument calls)."""
+    return (adapters,) if adapters else ()
+
+
+def _local_chunks(chunks: Iterable[pd.DataFrame], constants: dict, adapters: tuple = ()) -> Iterator[DecidedChunk]:
     """``decided_chunk`` of each chunk in this process, collecting garbage before each chunk after the first.
 
     A chunk's node values stay in a reference cycle of Hamilton's executor until the
@@ -194,19 +212,21 @@ def _local_chunks(chunks: Iterable[pd.DataFrame], constants: dict) -> Iterator[D
     for number, chunk in enumerate(chunks):
         if number:
             gc.collect()
-        yield decided_chunk(chunk, constants)
+        yield decided_chunk(chunk, constants, *adapters_argument(adapters))
 
 
 @contextlib.contextmanager
 def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: RunSettings) -> Iterator:
     """An iterator of ``DecidedChunk`` in table order, decided on ``settings.executor`` (closed on exit)."""
     window = settings.window or 2 * settings.workers
+    adapters = settings.adapters
+    extra = adapters_argument(adapters)
     if settings.executor == "local":
-        yield _local_chunks(chunks, constants)
+        yield _local_chunks(chunks, constants, adapters)
     elif settings.executor == "dask":
         with drivers.dask_client(settings.scheduler, settings.workers) as client, executors.executor_failures(client):
             shared = client.scatter(constants, broadcast=True)
-            futures = (client.submit(decided_chunk, chunk, shared, pure=False) for chunk in chunks)
+            futures = (client.submit(decided_chunk, chunk, shared, *extra, pure=False) for chunk in chunks)
             yield _in_order(futures, _dask_result, window)
     elif settings.executor == "multiprocessing":
         from concurrent.futures import ProcessPoolExecutor
@@ -214,7 +234,9 @@ def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: Ru
         pool = ProcessPoolExecutor(settings.workers, initializer=_start_worker, initargs=(os.getpid(), constants))
         try:
             with executors.executor_failures():  # a killed worker: one line, exit 4
-                yield _in_order((pool.submit(_decided_with_installed, chunk) for chunk in chunks), _result, window)
+                yield _in_order(
+                    (pool.submit(_decided_with_installed, chunk, *extra) for chunk in chunks), _result, window
+                )
         except BaseException:  # a failed or interrupted run stops its workers now
             workers.shutdown_pool(types.SimpleNamespace(pool=pool))
             raise
@@ -225,18 +247,31 @@ def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: Ru
         with drivers.ray_session(settings.scheduler, settings.quiet):
             shared = ray.put(constants)
             remote = ray.remote(decided_chunk)
-            yield _in_order((remote.remote(chunk, shared) for chunk in chunks), ray.get, window)
+            yield _in_order((remote.remote(chunk, shared, *extra) for chunk in chunks), ray.get, window)
     else:
         drivers.check_executor(settings.executor)  # raises for an unknown name
         raise ValueError(f"executor {settings.executor!r} cannot stream")
 
 
-def _progress(chunks: Iterable[DecidedChunk], enabled: bool) -> Iterable[DecidedChunk]:
-    if not enabled:
-        return chunks
-    import tqdm
+class _NoBar:
+    def update(self, cases: int) -> None:
+        pass
 
-    return tqdm.tqdm(chunks, desc="gate", unit="chunks", file=sys.stderr, disable=None, leave=False)
+
+@contextlib.contextmanager
+def _case_bar(cases_path: str | Path, settings: RunSettings) -> Iterator:
+    """The streamed run's bar in cases (``progress.case_bar``, total ``estimated_cases``), or none."""
+    if not settings.progress:
+        yield _NoBar()
+        return
+    bar = progress.case_bar(progress.estimated_cases(cases_path))
+    try:
+        yield bar
+        if bar.total is not None and bar.n != bar.total:  # the estimate counted blank lines: the true total
+            bar.total = bar.n
+            bar.refresh()
+    finally:
+        bar.close()
 
 
 def stream_gate(
@@ -254,7 +289,10 @@ def stream_gate(
     that order, as a whole-table run), before anything is written; ``OutputError``
     when the output cannot be written; ``ValueError`` for an unknown executor or
     ``settings.stream_chunk_rows`` < 1 (chunks of ``settings.chunk_rows`` cases, else ``partition_rows``
-    on an executor and ``LOCAL_CHUNK_ROWS`` locally). Nothing is written unless every chunk is decided. The garbage
+    on an executor and ``LOCAL_CHUNK_ROWS`` locally). Nothing is written unless every chunk is
+    decided. With ``settings.progress`` (and stderr a terminal): a phase line while the table is
+    read and the sources verified, then a bar in cases towards ``progress.estimated_cases``, with
+    rate and ETA (``execution.progress``). The garbage
     collector is paused for the run and collects once between chunks, with the long-lived
     values frozen (``gc.freeze``; ``gc.unfreeze`` at the end also unfreezes whatever a
     caller had frozen).
@@ -264,8 +302,9 @@ def stream_gate(
     heads: list[pd.DataFrame] = []
 
     def write(handle: io.BufferedWriter) -> None:
-        with decided_chunks(chunks, constants, settings) as decided:
-            for chunk in _progress(decided, settings.progress):
+        with decided_chunks(chunks, constants, settings) as decided, _case_bar(cases_path, settings) as bar:
+            for chunk in decided:
+                bar.update(chunk.cases)
                 handle.write(chunk.lines)
                 summary.cases += chunk.cases
                 summary.counts.update(chunk.counts)
@@ -281,10 +320,12 @@ def stream_gate(
     # lives through the run frozen out of its sight (``gc.freeze``), so each of those passes scans one
     # chunk's leftovers only (a full collection over 50,000 held rows took 0.3 s per chunk).
     with drivers.gc_paused():
-        chunks = CaseChunks(cases_path, settings.stream_chunk_rows)  # a refused table stops here, first
-        constants, summary.ignored_directive_lines = table_constants(
-            manifest_path, schema_path, settings.max_source_bytes, settings.max_corpus_bytes
-        )
+        with progress.phase("gate: reading the case table", settings.progress):
+            chunks = CaseChunks(cases_path, settings.stream_chunk_rows)  # a refused table stops here, first
+        with progress.phase("gate: verifying the pinned sources and parsing their directives", settings.progress):
+            constants, summary.ignored_directive_lines = table_constants(
+                manifest_path, schema_path, settings.max_source_bytes, settings.max_corpus_bytes, settings.adapters
+            )
         gc.freeze()
         try:
             write_atomic(output_path, write)
