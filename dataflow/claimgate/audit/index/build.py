@@ -45,6 +45,7 @@ from claimgate.audit.text.normalize import (
     fallback_positions,
     folded_with_maps,
     line_end_hyphens,
+    needs_reference,
     token_array,
 )
 from claimgate.audit.text.reference import (
@@ -291,6 +292,7 @@ def normalized_chunk(originals: list[str]) -> NormalizedChunk:
     cps = code_points(joined_text).copy()
     bad = fallback_positions(cps)
     reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
+    reference |= {local for local, t in enumerate(originals) if needs_reference(t, norms[local])}
     for local in reference:  # blank those documents: the reference path tokenizes them
         cps[bases[local] : bases[local] + lengths[local]] = 0
     starts, ends, kept = _tokens(cps)
