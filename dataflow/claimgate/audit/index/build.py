@@ -35,6 +35,7 @@ from claimgate.audit.text.marks import ELLIPSIS_RE, bracket_texts, fold_ellipses
 from claimgate.audit.text.negation import (
     _APOSTROPHES,
     NEGATION_TOKENS,
+    is_none_literal,
     needs_token_scan,
     negation_positions,
     unchecked_script_positions,
@@ -154,6 +155,11 @@ def _negations(ids, starts_orig, doc_of_token, first_token, originals, vocab: _V
     """
     listed = np.fromiter((vocab.ids[t] for t in NEGATION_TOKENS if t in vocab.ids), dtype=np.int64)
     found = np.isin(ids, listed)
+    none = vocab.ids.get("none")
+    if none is not None:  # the code literal 'None' is no negation (docs/audit-rules.md, "Negation")
+        for p in np.flatnonzero(ids == none).tolist():
+            k = doc_of_token[p]
+            found[p] = not is_none_literal(originals[k], int(starts_orig[0][p]), int(starts_orig[1][p]))
     for letter in ("t", "n"):
         tid = vocab.ids.get(letter)
         if tid is None:

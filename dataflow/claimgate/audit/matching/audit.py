@@ -67,7 +67,9 @@ def _audit(quote, citation: _Citation) -> dict:
     cited = index.doc_number(citation.cited_doc_id)
     source = index.docs[cited] if cited is not None and isinstance(quote, str) else None
     brackets = source.brackets if source is not None else None
-    readings = quote_readings(quote, index.token_id, brackets, source is not None and source.has_ellipsis)
+    readings = quote_readings(
+        quote, index.token_id, brackets, source is not None and source.has_ellipsis, index.case_variants
+    )
     result: dict | None = None
     for reading in readings:
         other = _audit_reading(reading, citation)
@@ -97,7 +99,7 @@ def _audit_reading(reading: Reading, citation: _Citation) -> dict:
     if short is not None:
         return with_elided(verdict_row("insufficient_quote", short, None, [], []), [])
     others = _no_other_documents if reading.cited_only else citation.others
-    matcher = Matcher(parsed, settings)
+    matcher = Matcher(parsed, settings, index.strings)
     kind = parsed.match_kind
     elided = elided_of if citation.report_elided else _nothing_elided
     cited_doc_id = citation.cited_doc_id

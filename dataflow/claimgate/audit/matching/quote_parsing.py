@@ -20,6 +20,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from claimgate.audit.matching.deciding import DROPS_BOUND, DROPS_CONDITION, REPLACES_VALUE
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
 from claimgate.audit.text.negation import DEGREE_NEGATION_TOKENS, negation_positions, unchecked_script_positions
 from claimgate.audit.text.reference import (
@@ -44,8 +45,11 @@ COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket,
 #: Reason for a placement's violation bits, first match wins.
 BRACKET_REASONS = (
     (CHANGES_NUMBER, "bracket_changes_number"),
+    (REPLACES_VALUE, "bracket_replaces_value"),
     (INSERTS_NEGATION, "bracket_inserts_negation"),
     (DROPS_NEGATION, "bracket_drops_negation"),
+    (DROPS_CONDITION, "bracket_drops_condition"),
+    (DROPS_BOUND, "bracket_drops_bound"),
     (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
 )
 
@@ -91,6 +95,7 @@ class Bracket:
     numbers: tuple[int, ...]  # ids of its tokens with a digit, sign included (-1: in no document)
     degree: bool = False  # holds a negative adverb of degree ("hardly"): never a stand-in for another negation
     unchecked: bool = False  # holds letters of a script with no negator list
+    tokens: tuple[str, ...] = ()  # its normalized tokens (a deciding word or value it repeats)
 
 
 @dataclass(frozen=True)
@@ -171,14 +176,20 @@ def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     negates = len(negation_positions(normalized)) > 0
     numbers = tuple(token_id(t) for t in tokens if any(c.isdigit() for c in t))
     degree = negates and not DEGREE_NEGATION_TOKENS.isdisjoint(tokens)
-    return Bracket(negates, numbers, degree, len(unchecked_script_positions(normalized)) > 0)
+    return Bracket(negates, numbers, degree, len(unchecked_script_positions(normalized)) > 0, tokens)
 
 
 def _merge(a: Bracket | None, b: Bracket) -> Bracket:
     """Brackets with nothing between them read as one."""
     if a is None:
         return b
-    return Bracket(a.negates or b.negates, a.numbers + b.numbers, a.degree or b.degree, a.unchecked or b.unchecked)
+    return Bracket(
+        a.negates or b.negates,
+        a.numbers + b.numbers,
+        a.degree or b.degree,
+        a.unchecked or b.unchecked,
+        a.tokens + b.tokens,
+    )
 
 
 def _unanchored(bracket: Bracket) -> int:
@@ -239,7 +250,30 @@ def _pieces(raw: str, brackets: str, token_id: Callable[[str], int]) -> list[str
     return pieces
 
 
-def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fragment | None:
+#: Ids of the corpus tokens that fold to a token but are written in another case (see
+#: :meth:`claimgate.audit.index.types.CorpusIndex.case_variants`).
+CaseVariants = Callable[[str], tuple[int, ...]]
+
+
+def is_caseless(quote: str) -> bool:
+    """Is ``quote`` written without a lowercase letter (a heading in capitals)? Its case says nothing."""
+    return not any(c.islower() for c in quote) and any(c.isupper() for c in quote)
+
+
+def _with_case_variants(tokens, token_ids, joined: dict, unjoined: frozenset[int], variants: CaseVariants):
+    """``(joined, unjoined)`` with each token's case variants as one-token alternatives (docs: "Case")."""
+    joined = dict(joined)
+    for j, token in enumerate(tokens):
+        ids = [v for v in variants(token) if v != token_ids[j]]
+        if ids:
+            joined[j] = tuple(joined.get(j, ())) + tuple((v, j + 1) for v in ids)
+            unjoined = unjoined - {j}
+    return joined, unjoined
+
+
+def _fragment(
+    pieces: list[str | Bracket], token_id: Callable[[str], int], variants: CaseVariants | None = None
+) -> Fragment | None:
     """Segments and bracket gaps of one fragment; ``None`` if it has neither."""
     segments: list[Segment] = []
     gaps: list[Bracket] = []
@@ -263,6 +297,8 @@ def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fr
         for j in normalized.joins:
             touched.update((j, j + 1))
         unjoined = frozenset(range(len(token_ids))) - touched
+        if variants is not None:
+            joined, unjoined = _with_case_variants(normalized.tokens, token_ids, joined, unjoined, variants)
         if segments:
             # adjacent literal pieces cannot happen (kept total): an empty bracket
             gaps.append(pending if pending is not None else Bracket(False, ()))
@@ -280,7 +316,11 @@ def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fr
 
 
 def parse_quote(
-    quote: object, token_id: Callable[[str], int], brackets: str = "editorial", ellipses: str = "editorial"
+    quote: object,
+    token_id: Callable[[str], int],
+    brackets: str = "editorial",
+    ellipses: str = "editorial",
+    variants: CaseVariants | None = None,
 ) -> ParsedQuote | None:
     """Split a quote into fragments and segments; ``None`` if it is not a str.
 
@@ -299,7 +339,7 @@ def parse_quote(
     has_brackets = any(BRACKET_RE.search(raw) for raw in raws)  # an ellipsis '[...]' is no bracket
     empty_raws: list[bool] = []  # per raw: no token and no bracket (an edge ellipsis if first or last)
     for raw in raws:
-        fragment = _fragment(_pieces(raw, brackets, token_id), token_id)
+        fragment = _fragment(_pieces(raw, brackets, token_id), token_id, variants)
         if fragment is not None:
             fragments.append(fragment)
         empty_raws.append((fragment is None or not fragment.segments) and not BRACKET_RE.search(raw))
@@ -330,6 +370,18 @@ def insufficient_reason(parsed: ParsedQuote | None, min_tokens: int, min_fragmen
     return None
 
 
+#: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
+#: of them is a subscript (fused to a name, other than a fused editorial letter of at most
+#: three: ``pkg[extra]``, ``row['age']``, ``a[0]``), touches an ``=`` (``retry=[True]``,
+#: ``x = [1]``), or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code).
+CODE_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])|=\s*\[|\]\s*=|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
+
+
+def reads_as_code(quote: str) -> bool:
+    """Are ``quote``'s brackets code (:data:`CODE_RE`)? Then they are literal text, never the editor's."""
+    return CODE_RE.search(quote) is not None
+
+
 @dataclass(frozen=True)
 class Reading:
     """One reading of a quote's marks, parsed: what the matcher is handed.
@@ -348,6 +400,7 @@ def quote_readings(
     token_id: Callable[[str], int],
     source_brackets: frozenset[str] | None = None,
     source_has_ellipsis: bool = False,
+    case_variants: CaseVariants | None = None,
 ) -> Iterator[Reading]:
     """Every reading of ``quote``'s marks, in the order they are tried, each parsed when asked for.
 
@@ -364,17 +417,23 @@ def quote_readings(
         yield Reading(parse_quote(quote, token_id))
         return
     quote = fold_ellipses(quote)  # every dot spelling an ellipsis, before ellipses are looked for
+    # a quote in capitals matches source tokens of any case ('IMAGENET' for 'ImageNet', docs: "Case")
+    v = case_variants if case_variants is not None and is_caseless(quote) else None
     if source_brackets is not None:
         # marks that are the cited source's own are matched literally first
         own = source_marks_reading(quote, source_brackets, source_has_ellipsis)
         if own is not None:
-            yield Reading(parse_quote(own, token_id), cited_only=True)
-    yield Reading(parse_quote(quote, token_id))
+            yield Reading(parse_quote(own, token_id, variants=v), cited_only=True)
+    code = reads_as_code(quote)  # its brackets are the code's own: literal text
+    first = "literal" if code else "editorial"
+    yield Reading(parse_quote(quote, token_id, first, variants=v))
     bracket_readings = BRACKET_READINGS if BRACKET_RE.search(quote) else BRACKET_READINGS[:1]
     if not has_fused_bracket(quote):  # without a fused letter the second reading is the first one
         bracket_readings = tuple(r for r in bracket_readings if r != "editorial_fused_literal")
+    if code:
+        bracket_readings = ("literal",)
     ellipsis_readings = ELLIPSIS_READINGS if ELLIPSIS_RE.search(quote) else ELLIPSIS_READINGS[:1]
     for ellipses in ellipsis_readings:
         for brackets in bracket_readings:
-            if (ellipses, brackets) != ("editorial", "editorial"):
-                yield Reading(parse_quote(quote, token_id, brackets, ellipses))
+            if (ellipses, brackets) != ("editorial", first):
+                yield Reading(parse_quote(quote, token_id, brackets, ellipses, v))

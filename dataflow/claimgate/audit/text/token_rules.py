@@ -25,6 +25,7 @@ SYMBOL_CATEGORIES = ("Sc", "Sm", "So", "Sk")
 #: accents and box-drawing characters (tree listings).
 TYPOGRAPHIC_SYMBOLS = (
     "`^|¦\u2212\u00b4\u02dc\u00a8\u00af\u00b8"  # code marks, table rules, minus, spacing accents
+    "\u22ef"  # the midline ellipsis (an ellipsis spelling, docs/audit-rules.md "Ellipses and brackets")
     "◦▪▫■□►▸▹▻" + "".join(chr(cp) for cp in range(0x2500, 0x2580))  # bullets  # box drawing
 )
 #: Characters with rules of their own in the token pattern, never one-character symbol tokens:
