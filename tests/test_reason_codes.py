@@ -333,6 +333,7 @@ CITATIONS = {
     ("bracket_drops_condition", "not_found"): ("rules", "Orders ship free [if] they weigh over 20 kg"),
     ("elision_drops_bound", "not_found"): ("rules", "... 5% of runs fail on the nightly build"),
     ("elision_drops_condition", "not_found"): ("rules", "Orders ship free ... they weigh over 20 kg"),
+    ("verbatim_match_at_deciding_word", "found"): ("rules", "5% of runs fail on the nightly build"),
     ("elision_moves_number", "not_found"): ("rules", "The minimum version is now ... was 3.1 before the release"),
     ("elision_unchecked_script", "not_found"): ("georgian", "ეს ახალი სისტემა ... დაცული გარე თავდასხმებისგან"),
     ("empty_quote", "insufficient_quote"): ("trial", "..."),

@@ -239,6 +239,13 @@ REASONS: tuple[Reason, ...] = (
     # --- one citation (the audit's verbatim gate) ---
     Reason("verbatim_match", _citation("found"), "the quote is in the cited document", (_AUDIT,)),
     Reason(
+        "verbatim_match_at_deciding_word",
+        _citation("found"),
+        "the quote is in the cited document, but starts right after or ends right before a negation or a "
+        "deciding word it leaves out (a context warning)",
+        (_DECIDING,),
+    ),
+    Reason(
         "found_in_other_document",
         _citation("misattributed"),
         "not in the cited document, but in the documents listed in `matched_doc_ids`",

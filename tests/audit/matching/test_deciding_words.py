@@ -228,3 +228,24 @@ def test_quote_in_capitals_matches_mixed_case_source_tokens() -> None:
     assert verdict("WE EVALUATE ON IMAGENET AND REPORT TOP-1 ACCURACY WITH LORA ADAPTERS", source) == FOUND
     # a quote with lowercase letters keeps its case: the changed identifier is refused
     assert verdict("We evaluate on Imagenet and report top-1 accuracy", source) == ("not_found", "no_verbatim_match")
+
+
+# --- a quote starting or ending right at a deciding word -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("Fewer than 5% of runs fail on the nightly build.", "5% of runs fail on the nightly build"),
+        ("The key is not required for local development setups.", "required for local development setups"),
+        ("Orders ship free unless they weigh over 20 kg in total.", "Orders ship free"),
+        ("The cache keeps entries for up to ten minutes per key.", "ten minutes per key"),
+    ],
+)
+def test_quote_at_a_deciding_word_is_found_with_a_context_warning(source: str, quote: str) -> None:
+    assert verdict(quote, source, min_tokens=3) == ("found", "verbatim_match_at_deciding_word")
+
+
+def test_quote_away_from_deciding_words_has_no_warning() -> None:
+    source = "Fewer than 5% of runs fail on the nightly build of the main branch."
+    assert verdict("fail on the nightly build", source) == FOUND

@@ -310,7 +310,7 @@ def test_unanchored_bracket_inserts_negation(trial_index):
 
 def test_bracket_word_substitution_is_accepted_by_design(trial_index):
     # bracketed text is the editor's own words; whether it supports the claim is the judge's call
-    assert_found(audit_trial("It was deemed [safe] for use in children", "unsafe", trial_index), "bracketed")
+    assert_found(audit_trial("It was deemed [safe] for use in children under five", "unsafe", trial_index), "bracketed")
 
 
 def test_honest_brackets_stay_found(index):

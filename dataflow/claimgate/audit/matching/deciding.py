@@ -115,3 +115,35 @@ def elision_reason(
             if _has_number(tokens[hi:window_hi]):
                 found.add("elision_moves_number")
     return next((r for r in ELISION_REASONS if r in found), None)
+
+
+def at_deciding_word(
+    tokens: Sequence[str], negations: Sequence[int], chain: Sequence[tuple[int, int]], lead: bool, trail: bool
+) -> bool:
+    """Does a quote placed at ``chain`` start right after, or end right before, a deciding word or negation?
+
+    Only an edge without an ellipsis counts (an ellipsis there is checked by
+    :func:`elision_reason`). ``negations``: the document's negation positions (ascending).
+    """
+    if not chain:
+        return False
+    start, end = chain[0][0], chain[-1][1]
+    negation_set = set(negations[max(0, _bisect(negations, start - 1)) : _bisect(negations, end + 1)])
+    if not lead and start > 0:
+        if start - 1 in negation_set:
+            return True
+        lo = max(0, start - BOUND_REACH)
+        if any(e + lo == start for _, e, _ in deciding_words(tokens[lo:start])):
+            return True
+    if not trail and end < len(tokens):
+        if end in negation_set:
+            return True
+        if any(f == 0 for f, _, _ in deciding_words(tokens[end : end + BOUND_REACH])):
+            return True
+    return False
+
+
+def _bisect(positions: Sequence[int], value: int) -> int:
+    from bisect import bisect_left
+
+    return bisect_left(positions, value)

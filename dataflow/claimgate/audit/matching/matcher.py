@@ -84,7 +84,7 @@ class Matcher:
             spans = [(s, e) for s, e, _ in chain]
             parsed = self.parsed
             if self.strings is not None and (len(spans) > 1 or parsed.lead_elided or parsed.trail_elided):
-                tokens = _DocumentTokens(search.doc_ids, self.strings)
+                tokens = DocumentTokens(search.doc_ids, self.strings)
                 refused = elision_reason(tokens, spans, parsed.lead_elided, parsed.trail_elided)
                 if refused is not None:
                     return refused, spans
@@ -149,7 +149,7 @@ class Matcher:
         return earliest_chain(search.doc, placements, allowed, strict, self.settings.window_chars)
 
 
-class _DocumentTokens(Sequence):
+class DocumentTokens(Sequence):
     """A document's token strings, read through its token ids (slices only)."""
 
     def __init__(self, ids: memoryview, strings: Sequence[str]) -> None:
