@@ -198,3 +198,37 @@ def test_turkish_dotted_and_dotless_i_match(source: str, quote: str) -> None:
 )
 def test_hyphen_then_space_inside_a_word_joins(source: str, quote: str) -> None:
     assert verdict(quote, source) == FOUND
+
+
+# --- footnote markers --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("In the last quarter the rate[4] rose slowly across all regions.", "In the last quarter the rate rose slowly"),
+        ("Prices rose[^2] sharply in the spring of that year.", "Prices rose sharply in the spring of that year"),
+        ("The two cohorts[3, 7] were followed for a decade.", "The two cohorts were followed for a decade"),
+        ("Median income grew[12–14]. Rents grew faster still.", "Median income grew. Rents grew faster still"),
+    ],
+)
+def test_footnote_marker_left_out_is_honest_and_reported_as_elided(source: str, quote: str) -> None:
+    assert verdict(quote, source) == FOUND
+    index = build_corpus_index({"d": source})
+    result = audit_quote(quote, "d", index, report_elided=True)
+    assert result == audit_quote_reference(quote, "d", index, report_elided=True)
+    markers = [e for e in result["elided"] if e["position"] == "marker"]
+    assert len(markers) == 1 and markers[0]["text"][0].isdigit()
+    assert verdict(source.rstrip("."), source) == FOUND  # the marker quoted as written still matches
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("Set x[0] = 1 before the loop starts.", "Set x = 1 before the loop starts"),
+        ("Read `items[2] first` from the list.", "Read items first from the list"),
+        ("The rate[4] rose slowly across all regions.", "The rate 5 rose slowly across all regions"),
+    ],
+)
+def test_subscripts_and_changed_markers_are_not_footnotes(source: str, quote: str) -> None:
+    assert verdict(quote, source) == CHANGED

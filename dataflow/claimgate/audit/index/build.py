@@ -31,7 +31,7 @@ import pyarrow as pa
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
 from claimgate.audit.index.types import CorpusIndex, elision_stops
-from claimgate.audit.text.marks import ELLIPSIS_RE, bracket_texts, fold_ellipses
+from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE, bracket_texts, fold_ellipses, footnote_alternatives
 from claimgate.audit.text.negation import (
     _APOSTROPHES,
     NEGATION_TOKENS,
@@ -131,6 +131,7 @@ def _document_tokens_reference(original: str, vocab: _Vocabulary):
     normalized = normalize_text_reference(original)
     ids = [vocab.intern(t) for t in normalized.tokens]
     joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
+    joined = footnote_alternatives(original, normalized.starts, normalized.ends, ids, joined)
     negations = negation_positions(normalized)
     stops = elision_stops(negations, unchecked_script_positions(normalized))
     return ids, normalized.starts, normalized.ends, joined, negations, stops
@@ -298,7 +299,11 @@ def normalized_chunk(originals: list[str]) -> NormalizedChunk:
     cps = code_points(joined_text).copy()
     bad = fallback_positions(cps)
     reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
-    reference |= {local for local, t in enumerate(originals) if needs_reference(t, norms[local])}
+    reference |= {
+        local
+        for local, t in enumerate(originals)
+        if needs_reference(t, norms[local]) or ("[" in t and FOOTNOTE_RE.search(t))  # footnotes: the reference build
+    }
     for local in reference:  # blank those documents: the reference path tokenizes them
         cps[bases[local] : bases[local] + lengths[local]] = 0
     starts, ends, kept = _tokens(cps)
