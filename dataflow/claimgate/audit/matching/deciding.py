@@ -28,10 +28,24 @@ NUMBER_REACH = 2
 #: Literals of code that a bracket may not replace (normalized tokens).
 LITERALS = frozenset({"true", "false", "none", "null", "nil", "nan", "undefined"})
 
-# Violation bits beside quote_parsing's (see BRACKET_REASONS there).
+# Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
+DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
+INSERTS_NEGATION = 2  # the bracket has a negation, the covered source tokens none
+CHANGES_NUMBER = 4  # a number of the bracket is not among the covered source tokens
+COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket, in a script with no negator list
 DROPS_BOUND = 16  # the bracket stands for a bound or comparative it does not repeat
 DROPS_CONDITION = 32  # the bracket stands for a condition or exception it does not repeat
 REPLACES_VALUE = 64  # the bracket stands for a number, literal, identifier or symbol it does not repeat
+#: Reason for a placement's violation bits, first match wins.
+BRACKET_REASONS = (
+    (CHANGES_NUMBER, "bracket_changes_number"),
+    (REPLACES_VALUE, "bracket_replaces_value"),
+    (INSERTS_NEGATION, "bracket_inserts_negation"),
+    (DROPS_NEGATION, "bracket_drops_negation"),
+    (DROPS_CONDITION, "bracket_drops_condition"),
+    (DROPS_BOUND, "bracket_drops_bound"),
+    (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
+)
 
 #: Reasons, in the order they are named.
 ELISION_REASONS = ("elision_drops_condition", "elision_drops_bound", "elision_moves_number")

@@ -20,7 +20,14 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from claimgate.audit.matching.deciding import DROPS_BOUND, DROPS_CONDITION, REPLACES_VALUE
+from claimgate.audit.matching.code_and_case import CaseVariants, is_caseless, reads_as_code, with_case_variants
+from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bits, re-exported
+    BRACKET_REASONS,
+    CHANGES_NUMBER,
+    COVERS_UNCHECKED_SCRIPT,
+    DROPS_NEGATION,
+    INSERTS_NEGATION,
+)
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
 from claimgate.audit.text.negation import DEGREE_NEGATION_TOKENS, negation_positions, unchecked_script_positions
 from claimgate.audit.text.reference import (
@@ -37,21 +44,6 @@ BRACKET_MAX_TOKENS = 4
 #: Source tokens checked for a negation next to a leading or trailing ellipsis.
 EDGE_ELISION_TOKENS = 3
 
-# Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
-DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
-INSERTS_NEGATION = 2  # the bracket has a negation, the covered source tokens none
-CHANGES_NUMBER = 4  # a number of the bracket is not among the covered source tokens
-COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket, in a script with no negator list
-#: Reason for a placement's violation bits, first match wins.
-BRACKET_REASONS = (
-    (CHANGES_NUMBER, "bracket_changes_number"),
-    (REPLACES_VALUE, "bracket_replaces_value"),
-    (INSERTS_NEGATION, "bracket_inserts_negation"),
-    (DROPS_NEGATION, "bracket_drops_negation"),
-    (DROPS_CONDITION, "bracket_drops_condition"),
-    (DROPS_BOUND, "bracket_drops_bound"),
-    (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
-)
 
 _ALNUM_RE = re.compile(r"[^\W_]")
 _CJK_RE = re.compile(f"[{CJK_RANGES}]")
@@ -250,27 +242,6 @@ def _pieces(raw: str, brackets: str, token_id: Callable[[str], int]) -> list[str
     return pieces
 
 
-#: Ids of the corpus tokens that fold to a token but are written in another case (see
-#: :meth:`claimgate.audit.index.types.CorpusIndex.case_variants`).
-CaseVariants = Callable[[str], tuple[int, ...]]
-
-
-def is_caseless(quote: str) -> bool:
-    """Is ``quote`` written without a lowercase letter (a heading in capitals)? Its case says nothing."""
-    return not any(c.islower() for c in quote) and any(c.isupper() for c in quote)
-
-
-def _with_case_variants(tokens, token_ids, joined: dict, unjoined: frozenset[int], variants: CaseVariants):
-    """``(joined, unjoined)`` with each token's case variants as one-token alternatives (docs: "Case")."""
-    joined = dict(joined)
-    for j, token in enumerate(tokens):
-        ids = [v for v in variants(token) if v != token_ids[j]]
-        if ids:
-            joined[j] = tuple(joined.get(j, ())) + tuple((v, j + 1) for v in ids)
-            unjoined = unjoined - {j}
-    return joined, unjoined
-
-
 def _fragment(
     pieces: list[str | Bracket], token_id: Callable[[str], int], variants: CaseVariants | None = None
 ) -> Fragment | None:
@@ -298,7 +269,7 @@ def _fragment(
             touched.update((j, j + 1))
         unjoined = frozenset(range(len(token_ids))) - touched
         if variants is not None:
-            joined, unjoined = _with_case_variants(normalized.tokens, token_ids, joined, unjoined, variants)
+            joined, unjoined = with_case_variants(normalized.tokens, token_ids, joined, unjoined, variants)
         if segments:
             # adjacent literal pieces cannot happen (kept total): an empty bracket
             gaps.append(pending if pending is not None else Bracket(False, ()))
@@ -368,18 +339,6 @@ def insufficient_reason(parsed: ParsedQuote | None, min_tokens: int, min_fragmen
     if any(f.evidence < WORD_EVIDENCE * min_fragment_tokens for f in parsed.fragments):
         return "fragment_too_short"
     return None
-
-
-#: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
-#: of them is a subscript (fused to a name, other than a fused editorial letter of at most
-#: three: ``pkg[extra]``, ``row['age']``, ``a[0]``), touches an ``=`` (``retry=[True]``,
-#: ``x = [1]``), or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code).
-CODE_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])|=\s*\[|\]\s*=|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
-
-
-def reads_as_code(quote: str) -> bool:
-    """Are ``quote``'s brackets code (:data:`CODE_RE`)? Then they are literal text, never the editor's."""
-    return CODE_RE.search(quote) is not None
 
 
 @dataclass(frozen=True)
