@@ -249,3 +249,12 @@ def test_quote_at_a_deciding_word_is_found_with_a_context_warning(source: str, q
 def test_quote_away_from_deciding_words_has_no_warning() -> None:
     source = "Fewer than 5% of runs fail on the nightly build of the main branch."
     assert verdict("fail on the nightly build", source) == FOUND
+
+
+def test_bracket_standing_in_the_source_code_is_refused() -> None:
+    source = "Call `configure(mode, level)` before the first request is made."
+    quote = "Call configure [the mode] level before the first request"
+    assert verdict(quote, source) == ("not_found", "bracket_replaces_value")
+    fenced = "Run this:\n```\nclient.start(retries, backoff)\n```\nand wait for the reply."
+    assert verdict("client start [the] backoff and wait for the reply", fenced)[0] == "not_found"
+    assert verdict("The default mode of [the] client is strict", "The default mode of the client is strict.") == FOUND

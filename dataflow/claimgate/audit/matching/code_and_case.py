@@ -12,6 +12,7 @@ only corpus tokens that fold to its own.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 
 #: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
@@ -45,3 +46,20 @@ def with_case_variants(tokens, token_ids, joined: dict, unjoined: frozenset[int]
             joined[j] = tuple(joined.get(j, ())) + tuple((v, j + 1) for v in ids)
             unjoined = unjoined - {j}
     return joined, unjoined
+
+
+#: Code in a source: a fenced block (three backticks or tildes) or a backtick span on one line.
+SOURCE_CODE_RE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|(?<!`)`[^`\n]+`(?!`)", re.DOTALL)
+
+
+def code_regions(original: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character ranges of the code in a source text (ascending; empty without a backtick)."""
+    if "`" not in original and "~~~" not in original:
+        return []
+    return [m.span() for m in SOURCE_CODE_RE.finditer(original)]
+
+
+def in_code(regions: list[tuple[int, int]], at: int) -> bool:
+    """Is character offset ``at`` inside one of the ascending ``regions``?"""
+    k = bisect_right(regions, (at, float("inf"))) - 1
+    return k >= 0 and regions[k][0] <= at < regions[k][1]

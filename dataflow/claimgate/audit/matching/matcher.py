@@ -101,7 +101,9 @@ class Matcher:
         return reason, [(s, e) for s, e, _ in chain]
 
     def _document_bites(self, search: DocumentSearch) -> bool:
-        """Does the document hold a value or a deciding word, which a bracket may not stand for?"""
+        """Does the document hold a value, a deciding word or code, which a bracket may not stand for?"""
+        if "`" in search.doc.original or "~~~" in search.doc.original:
+            return True  # it may have code, where a bracket is never the editor's
         strings, biting = self.strings, self._biting
         for i in set(search.doc_ids):
             hit = biting.get(i)
