@@ -232,3 +232,26 @@ def test_footnote_marker_left_out_is_honest_and_reported_as_elided(source: str, 
 )
 def test_subscripts_and_changed_markers_are_not_footnotes(source: str, quote: str) -> None:
     assert verdict(quote, source) == CHANGED
+
+
+_FRACTIONS = sorted(
+    c for c in map(chr, range(0x80, 0x2190)) if "\u2044" in unicodedata.normalize("NFKC", c) and c != "\u2044"
+)
+_NON_ASCII_DIGITS = sorted(c for c in map(chr, range(0x80, 0x20000)) if unicodedata.category(c) == "Nd")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=99), st.sampled_from(_FRACTIONS))
+def test_vulgar_fraction_reads_apart_from_any_whole_number(whole: int, fraction: str) -> None:
+    spelled = unicodedata.normalize("NFKC", fraction).replace("\u2044", "/")
+    tokens = normalize_text_reference(f"{whole}{fraction} cups").tokens
+    assert tokens == normalize_text_reference(f"{whole} {spelled} cups").tokens
+    assert tokens != normalize_text_reference(f"{whole}{spelled} cups").tokens
+    assert normalize_text(f"{whole}{fraction} cups") == normalize_text_reference(f"{whole}{fraction} cups")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_NON_ASCII_DIGITS), min_size=1, max_size=4))
+def test_any_decimal_digits_compare_by_value(digits: list[str]) -> None:
+    value = "".join(str(unicodedata.decimal(d)) for d in digits)
+    assert normalize_text_reference(f"queue {''.join(digits)} jobs").tokens == ("queue", value, "jobs")
