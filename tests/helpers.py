@@ -24,7 +24,6 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         timeout=600,
     )
 
-
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     """Run ``main(args)`` in-process; return ``(exit status, stdout, stderr)``."""
     capsys.readouterr()
@@ -34,7 +33,6 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
         code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
-
 
 def pin_sources(folder: Path, sources: dict[str, tuple[str, bytes]], cases: list | None = None) -> tuple[Path, Path]:
     """Write ``sources`` (``source_id -> (version, raw bytes)``) under ``folder/sources`` and pin them.

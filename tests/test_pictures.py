@@ -144,18 +144,14 @@ def test_dot_text_is_the_same_whatever_the_hash_seed(tmp_path):
     texts = set()
     for seed in ("1", "2", "3"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        texts.add(
-            subprocess.run(
-                [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=ROOT
-            ).stdout
-        )
+        texts.add(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                 check=True, cwd=ROOT).stdout)
     assert len(texts) == 1
 
 
 def test_canonical_dot_only_reorders_statements():
     source = drivers.gate_driver().display_all_functions().source
     canonical = pictures.canonical_dot(source)
-
     def statements(text: str) -> list[str]:
         return sorted(pictures._sorted_table_rows(line.strip()) for line in text.splitlines() if line.strip())
 

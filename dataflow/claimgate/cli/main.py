@@ -32,7 +32,9 @@ from claimgate.runtime import signals
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
-COMMANDS: dict[str, Command] = {c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, gate.COMMAND, audit.COMMAND)}
+COMMANDS: dict[str, Command] = {
+    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, gate.COMMAND, audit.COMMAND)
+}
 DEFAULT_COMMAND = "demo"
 
 

@@ -138,3 +138,4 @@ def version_scheme(pattern: object) -> VersionScheme:
     except re.error as exc:
         raise ValueError(f"versions.pattern {pattern!r} is not a regular expression: {exc}") from None
     return VersionScheme("regex", pattern)
+
