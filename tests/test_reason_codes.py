@@ -333,6 +333,9 @@ CORPUS = {
     "Monthly migraine days fell by 4.1 days with Veltrazine and placebo.",
     "other": "An unrelated page about copying documents to a new path.",
     "georgian": "ეს ახალი სისტემა არ არის დაცული გარე თავდასხმებისგან.",
+    "rules": "Orders ship free unless they weigh over 20 kg in total. The minimum version is now 3.4 (it was "
+    "3.1 before the release). Set retry=False to stop the client from retrying. Fewer than 5% of runs fail "
+    "on the nightly build. Uploads of up to 40 files are accepted, unless the quota is spent.",
 }
 QUOTE = "fell by 4.1 days with Veltrazine"
 CITATIONS = {
@@ -345,6 +348,13 @@ CITATIONS = {
     ("bracket_drops_negation", "not_found"): ("trial", "The new system is [now] protected against outside attacks"),
     ("bracket_inserts_negation", "not_found"): ("trial", "Monthly migraine days [never] fell by 4.1 days"),
     ("bracket_changes_number", "not_found"): ("trial", "Monthly migraine days fell by [4.7] days with Veltrazine"),
+    ("bracket_replaces_value", "not_found"): ("rules", "Uploads of up to [many] files are accepted"),
+    ("bracket_drops_bound", "not_found"): ("rules", "Uploads of [many] 40 files are accepted"),
+    ("bracket_drops_condition", "not_found"): ("rules", "Orders ship free [if] they weigh over 20 kg"),
+    ("elision_drops_bound", "not_found"): ("rules", "... 5% of runs fail on the nightly build"),
+    ("elision_drops_condition", "not_found"): ("rules", "Orders ship free ... they weigh over 20 kg"),
+    ("verbatim_match_at_deciding_word", "found"): ("rules", "5% of runs fail on the nightly build"),
+    ("elision_moves_number", "not_found"): ("rules", "The minimum version is now ... was 3.1 before the release"),
     ("elision_unchecked_script", "not_found"): ("georgian", "ეს ახალი სისტემა ... დაცული გარე თავდასხმებისგან"),
     ("empty_quote", "insufficient_quote"): ("trial", "..."),
     ("too_few_tokens", "insufficient_quote"): ("trial", "fell by"),

@@ -105,6 +105,8 @@ _ORDER = "docs/gate-rules.md#decision-order"
 _AUDIT = "docs/audit-rules.md#verdicts-and-reason-codes"
 _NEGATION = "docs/audit-rules.md#negation"
 _MARKS = "docs/audit-rules.md#ellipses-and-brackets"
+_DECIDING = "docs/audit-rules.md#deciding-words"
+_VALUES = "docs/audit-rules.md#brackets-in-code-and-values"
 _EVIDENCE = "docs/audit-rules.md#minimum-evidence"
 _ANSWER_FORMATS, _CLAIMS = "docs/answer-rules.md#answer-formats", "docs/answer-rules.md#claims-and-the-answers-verdict"
 
@@ -276,6 +278,13 @@ REASONS: tuple[Reason, ...] = (
     # --- one citation (the audit's verbatim gate) ---
     Reason("verbatim_match", _citation("found"), "the quote is in the cited document", (_AUDIT,)),
     Reason(
+        "verbatim_match_at_deciding_word",
+        _citation("found"),
+        "the quote is in the cited document, but starts right after or ends right before a negation or a "
+        "deciding word it leaves out (a context warning)",
+        (_DECIDING,),
+    ),
+    Reason(
         "found_in_other_document",
         _citation("misattributed"),
         "not in the cited document, but in the documents listed in `matched_doc_ids`",
@@ -311,6 +320,42 @@ REASONS: tuple[Reason, ...] = (
         _citation("not_found"),
         "the only placements put a bracketed number that is not among the source tokens it stands for",
         (_MARKS,),
+    ),
+    Reason(
+        "bracket_replaces_value",
+        _citation("not_found"),
+        "the only placements put bracketed text for a source number, literal, identifier or symbol it does not repeat",
+        (_VALUES,),
+    ),
+    Reason(
+        "bracket_drops_bound",
+        _citation("not_found"),
+        "the only placements put bracketed text for a source bound or comparative (`up to`, `over`) it does not repeat",
+        (_DECIDING,),
+    ),
+    Reason(
+        "bracket_drops_condition",
+        _citation("not_found"),
+        "the only placements put bracketed text for a source condition or exception (`unless`) it does not repeat",
+        (_DECIDING,),
+    ),
+    Reason(
+        "elision_drops_bound",
+        _citation("not_found"),
+        "the only placements hide a bound or comparative next to the kept text behind an ellipsis",
+        (_DECIDING,),
+    ),
+    Reason(
+        "elision_drops_condition",
+        _citation("not_found"),
+        "the only placements hide a condition or exception (`unless`, `except`) behind an ellipsis",
+        (_DECIDING,),
+    ),
+    Reason(
+        "elision_moves_number",
+        _citation("not_found"),
+        "the only placements elide text holding a number next to a kept number (a number moved onto another subject)",
+        (_DECIDING,),
     ),
     Reason(
         "elision_unchecked_script",

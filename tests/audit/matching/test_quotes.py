@@ -310,7 +310,7 @@ def test_unanchored_bracket_inserts_negation(trial_index):
 
 def test_bracket_word_substitution_is_accepted_by_design(trial_index):
     # bracketed text is the editor's own words; whether it supports the claim is the judge's call
-    assert_found(audit_trial("It was deemed [safe] for use in children", "unsafe", trial_index), "bracketed")
+    assert_found(audit_trial("It was deemed [safe] for use in children under five", "unsafe", trial_index), "bracketed")
 
 
 def test_honest_brackets_stay_found(index):
@@ -324,9 +324,13 @@ def test_honest_brackets_stay_found(index):
 
 
 def test_bracket_prefers_gap_that_keeps_the_number():
-    # gap 1 would cover '12', gap 2 covers '12 of 25' which holds the bracket's 25
+    # gap 1 would cover '12', gap 2 covers '12 of 25' which holds the bracket's 25; a bracket may
+    # not replace a number either, so '[25]' for '12 of 25' is refused (docs/audit-rules.md,
+    # "Brackets in code and values") while '[12 of 25]' for it stands
     idx = build_corpus_index({"d": "In the cohort 12 of 25 patients responded within a week."})
-    assert audit_quote("In the cohort [25] patients responded within a week", "d", idx)["verdict"] == "found"
+    r = audit_quote("In the cohort [25] patients responded within a week", "d", idx)
+    assert (r["verdict"], r["reason"]) == ("not_found", "bracket_replaces_value")
+    assert audit_quote("In the [12 of 25] patients responded within a week", "d", idx)["verdict"] == "found"
 
 
 # --- an edge ellipsis may not hide a negation -----------------------------------------

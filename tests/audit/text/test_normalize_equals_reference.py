@@ -10,7 +10,10 @@ from hypothesis import strategies as st
 #: Characters whose rules differ in context: number marks, signs, symbols, breaks, hyphens,
 #: ligatures, look-alikes, super/subscripts, and characters that must send a text to the reference.
 _TRICKY = list("aeEzZ019.,'’٫٬-‐‑–−﹣%±×!/ \n\r\t\u00a0\u00ad\u200bﬁßİΩоÀé⁶⁻₁<>=_^+人ไ\u0301…")
+#: And the symbol, case, fraction and digit rules (docs/audit-rules.md, "Symbols", "Case", "Numbers").
+_TRICKY += list("¥$€✔✘↑≈~#@¾½⁄٣३３ـıMBAsTtGkHz|`◦") + ["\ufe0f"]
 _NUMBER_PARTS = ["12", ",", "500", "1e", "-", "6", "x", " ", "\n", "%", "’", "ab", "-\n"]
+_NUMBER_PARTS += ["://", "mA", "Ms", "rT", "HTt", " MB", "- ", "¾", "/", "@", ".", "a", "C++", "٣"]
 _TEXT = st.text(alphabet=st.sampled_from(_TRICKY) | st.characters(max_codepoint=0x2400), max_size=60)
 
 

@@ -31,10 +31,11 @@ import pyarrow as pa
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
 from claimgate.audit.index.types import CorpusIndex, elision_stops
-from claimgate.audit.text.marks import ELLIPSIS_RE, bracket_texts, fold_ellipses
+from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE, bracket_texts, fold_ellipses, footnote_alternatives
 from claimgate.audit.text.negation import (
     _APOSTROPHES,
     NEGATION_TOKENS,
+    is_none_literal,
     needs_token_scan,
     negation_positions,
     unchecked_script_positions,
@@ -45,6 +46,7 @@ from claimgate.audit.text.normalize import (
     fallback_positions,
     folded_with_maps,
     line_end_hyphens,
+    needs_reference,
     token_array,
 )
 from claimgate.audit.text.reference import (
@@ -129,6 +131,7 @@ def _document_tokens_reference(original: str, vocab: _Vocabulary):
     normalized = normalize_text_reference(original)
     ids = [vocab.intern(t) for t in normalized.tokens]
     joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
+    joined = footnote_alternatives(original, normalized.starts, normalized.ends, ids, joined)
     negations = negation_positions(normalized)
     stops = elision_stops(negations, unchecked_script_positions(normalized))
     return ids, normalized.starts, normalized.ends, joined, negations, stops
@@ -153,6 +156,11 @@ def _negations(ids, starts_orig, doc_of_token, first_token, originals, vocab: _V
     """
     listed = np.fromiter((vocab.ids[t] for t in NEGATION_TOKENS if t in vocab.ids), dtype=np.int64)
     found = np.isin(ids, listed)
+    none = vocab.ids.get("none")
+    if none is not None:  # the code literal 'None' is no negation (docs/audit-rules.md, "Negation")
+        for p in np.flatnonzero(ids == none).tolist():
+            k = doc_of_token[p]
+            found[p] = not is_none_literal(originals[k], int(starts_orig[0][p]), int(starts_orig[1][p]))
     for letter in ("t", "n"):
         tid = vocab.ids.get(letter)
         if tid is None:
@@ -291,6 +299,11 @@ def normalized_chunk(originals: list[str]) -> NormalizedChunk:
     cps = code_points(joined_text).copy()
     bad = fallback_positions(cps)
     reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
+    reference |= {
+        local
+        for local, t in enumerate(originals)
+        if needs_reference(t, norms[local]) or ("[" in t and FOOTNOTE_RE.search(t))  # footnotes: the reference build
+    }
     for local in reference:  # blank those documents: the reference path tokenizes them
         cps[bases[local] : bases[local] + lengths[local]] = 0
     starts, ends, kept = _tokens(cps)

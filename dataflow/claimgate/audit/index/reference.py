@@ -16,7 +16,7 @@ import numpy as np
 
 from claimgate.audit.index.postings import Postings, joined_word_keys
 from claimgate.audit.index.types import CorpusIndex, IndexedDocument, elision_stops
-from claimgate.audit.text.marks import ELLIPSIS_RE, bracket_texts, fold_ellipses
+from claimgate.audit.text.marks import ELLIPSIS_RE, bracket_texts, fold_ellipses, footnote_alternatives
 from claimgate.audit.text.negation import negation_positions, unchecked_script_positions
 from claimgate.audit.text.reference import JoinedWord, joined_word_alternatives, normalize_text_reference
 
@@ -63,6 +63,7 @@ def build_corpus_index_reference(documents: Mapping[str, str]) -> CorpusIndex:
         normalized = normalize_text_reference(documents[doc_id])
         ids = [intern(t) for t in normalized.tokens]
         joined = joined_word_alternatives(normalized.tokens, normalized.joins, intern)
+        joined = footnote_alternatives(normalized.original, normalized.starts, normalized.ends, ids, joined)
         negations = negation_positions(normalized)
         docs.append(
             IndexedDocument(

@@ -107,6 +107,7 @@ class CorpusIndex:
     token_postings: Postings
     pair_postings: Postings
     _pos: dict[str, int] = field(default_factory=dict)
+    _variants: dict[str, tuple[int, ...]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._pos = {d: k for k, d in enumerate(self.doc_ids)}
@@ -114,6 +115,23 @@ class CorpusIndex:
     def token_id(self, token: str) -> int:
         """Id of a normalized token, -1 if no document has it."""
         return self.vocab.get(token, -1)
+
+    def case_variants(self, token: str) -> tuple[int, ...]:
+        """Ids of the corpus tokens that case-fold like ``token`` (ascending; ``token``'s own id included).
+
+        Only tokens that keep their case differ from their folded form (docs/audit-rules.md,
+        "Case"); the table is built from :attr:`strings` on first use.
+        """
+        if self._variants is None:
+            variants: dict[str, list[int]] = {}
+            for i, s in enumerate(self.strings):
+                if s != s.lower():
+                    variants.setdefault(s.casefold(), []).append(i)
+            self._variants = {k: tuple(v) for k, v in variants.items()}
+        folded = token.casefold()
+        extra = self._variants.get(folded, ())
+        own = self.vocab.get(folded, -1)
+        return extra if own < 0 else tuple(sorted((own, *extra)))
 
     _id = token_id  # the name before the module split
 

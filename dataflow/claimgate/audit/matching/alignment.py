@@ -14,10 +14,12 @@ over it, :class:`TooComplex` is raised and the caller fails closed
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from claimgate.audit.index.types import IndexedDocument
+from claimgate.audit.matching.code_and_case import code_regions, in_code
+from claimgate.audit.matching.deciding import REPLACES_VALUE, gap_bits
 from claimgate.audit.matching.quote_parsing import (
     BRACKET_MAX_TOKENS,
     CHANGES_NUMBER,
@@ -135,8 +137,10 @@ def _holds(positions, lo: int, hi: int) -> bool:
 class DocumentSearch:
     """One reading of a quote searched in one document: step budget, memos, negations."""
 
-    def __init__(self, doc: IndexedDocument, max_steps: int) -> None:
+    def __init__(self, doc: IndexedDocument, max_steps: int, strings: Sequence[str] | None = None) -> None:
         self.doc = doc
+        self.strings = strings  # the index's token strings (by id): the deciding-word and value checks
+        self._code: list[tuple[int, int]] | None = None  # the document's code regions, found on first use
         self.n = doc.n_tokens
         self.budget = max_steps
         self._doc_ids: memoryview | None = None
@@ -187,6 +191,14 @@ class DocumentSearch:
             covered = set(self.doc_ids[p:q])
             if not covered.issuperset(bracket.numbers):
                 bits |= CHANGES_NUMBER
+        if self.strings is not None:
+            if q > p:
+                bits |= gap_bits([self.strings[i] for i in self.doc_ids[p:q]], bracket.tokens)
+            if self._code is None:
+                self._code = code_regions(self.doc.original)
+            at = self.doc.starts[p] if p < self.n else len(self.doc.original)
+            if self._code and (in_code(self._code, at) or (q > p and in_code(self._code, self.doc.ends[q - 1] - 1))):
+                bits |= REPLACES_VALUE  # a bracket in the source's code is the code's own text
         return bits
 
     def smallest_gaps(self, fragment: Fragment, memo: dict, p0: int, strict: bool) -> tuple[int, int] | None:

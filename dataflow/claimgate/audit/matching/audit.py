@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from claimgate.audit.index.types import CorpusIndex, IndexedDocument
 from claimgate.audit.matching.alignment import MATCH_STEP_LIMIT
 from claimgate.audit.matching.candidates import candidate_documents
-from claimgate.audit.matching.matcher import Matcher
+from claimgate.audit.matching.deciding import at_deciding_word
+from claimgate.audit.matching.matcher import DocumentTokens, Matcher
 from claimgate.audit.matching.quote_parsing import ParsedQuote, Reading, insufficient_reason, quote_readings
 from claimgate.audit.matching.results import elided_of, spans_of, verdict_row, with_elided
 from claimgate.audit.matching.settings import MatchSettings
@@ -67,7 +68,9 @@ def _audit(quote, citation: _Citation) -> dict:
     cited = index.doc_number(citation.cited_doc_id)
     source = index.docs[cited] if cited is not None and isinstance(quote, str) else None
     brackets = source.brackets if source is not None else None
-    readings = quote_readings(quote, index.token_id, brackets, source is not None and source.has_ellipsis)
+    readings = quote_readings(
+        quote, index.token_id, brackets, source is not None and source.has_ellipsis, index.case_variants
+    )
     result: dict | None = None
     for reading in readings:
         other = _audit_reading(reading, citation)
@@ -97,7 +100,7 @@ def _audit_reading(reading: Reading, citation: _Citation) -> dict:
     if short is not None:
         return with_elided(verdict_row("insufficient_quote", short, None, [], []), [])
     others = _no_other_documents if reading.cited_only else citation.others
-    matcher = Matcher(parsed, settings)
+    matcher = Matcher(parsed, settings, index.strings)
     kind = parsed.match_kind
     elided = elided_of if citation.report_elided else _nothing_elided
     cited_doc_id = citation.cited_doc_id
@@ -107,7 +110,12 @@ def _audit_reading(reading: Reading, citation: _Citation) -> dict:
     if cited is not None:
         status, chain = matcher.match(index.docs[cited])
         if status == "clean":
-            row = verdict_row("found", "verbatim_match", kind, [cited_doc_id], spans_of(index.docs[cited], chain))
+            reason = "verbatim_match"
+            doc = index.docs[cited]
+            tokens = DocumentTokens(memoryview(doc.token_bytes).cast("i"), index.strings)
+            if at_deciding_word(tokens, doc.negations, chain, parsed.lead_elided, parsed.trail_elided):
+                reason = "verbatim_match_at_deciding_word"  # found, with a context warning
+            row = verdict_row("found", reason, kind, [cited_doc_id], spans_of(doc, chain))
             return with_elided(row, elided(index.docs[cited], chain, parsed))
         if status == "match_too_complex":
             return with_elided(verdict_row("not_found", status, None, [], []), [])

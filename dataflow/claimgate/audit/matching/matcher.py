@@ -14,9 +14,11 @@ What it refuses to do: build a result row or look at another document.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex
+from claimgate.audit.matching.deciding import bites, elision_reason
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
 from claimgate.audit.matching.quote_parsing import BRACKET_REASONS, EDGE_ELISION_TOKENS, ParsedQuote
 from claimgate.audit.matching.settings import MatchSettings
@@ -25,9 +27,12 @@ from claimgate.audit.matching.settings import MatchSettings
 class Matcher:
     """Matches one parsed quote (one reading of its marks) against documents of one index."""
 
-    def __init__(self, parsed: ParsedQuote, settings: MatchSettings) -> None:
+    def __init__(self, parsed: ParsedQuote, settings: MatchSettings, strings: Sequence[str] | None = None) -> None:
+        """``strings``: the index's token strings by id (:attr:`CorpusIndex.strings`), for the
+        deciding-word and value checks (docs/audit-rules.md, "Deciding words"); ``None`` skips them."""
         self.parsed = parsed
         self.settings = settings
+        self.strings = strings
         # an unjoined quote token that no document has: no document can match
         segments = [segment for fragment in parsed.fragments for segment in fragment.segments]
         self.hopeless = any(
@@ -38,6 +43,7 @@ class Matcher:
         self.needles = [segment.needle for segment in segments if not segment.joined_words]
         # per fragment: can a bracket break a rule without a negation in the document?
         self.brackets_bite = [any(b.negates or b.numbers or b.unchecked for b in f.brackets) for f in parsed.fragments]
+        self._biting: dict[int, bool] = {}  # token id -> a value or a deciding word's first token
 
     def match(self, doc: IndexedDocument) -> tuple[str | None, list[tuple[int, int]]]:
         """``("clean" | reason | None, [(start_token, end_token) per fragment])``.
@@ -51,7 +57,7 @@ class Matcher:
             for needle in self.needles:
                 if needle not in doc.token_bytes:
                     return None, []  # a necessary condition, checked in C
-        search = DocumentSearch(doc, self.settings.max_steps)
+        search = DocumentSearch(doc, self.settings.max_steps, self.strings)
         try:
             return self._match(search)
         except TooComplex:
@@ -62,15 +68,27 @@ class Matcher:
         placements: list[Placements] = []
         # one fragment and no edge ellipsis: the first placement without violations decides
         first_only = len(self.parsed.fragments) == 1 and not (self.parsed.lead_elided or self.parsed.trail_elided)
-        for fragment, bites in zip(self.parsed.fragments, self.brackets_bite, strict=True):
-            may_break = len(fragment.segments) > 1 and (bites or bool(doc.elision_stops))
+        doc_bites = None
+        for fragment, bracket_bites in zip(self.parsed.fragments, self.brackets_bite, strict=True):
+            may_break = len(fragment.segments) > 1 and (bracket_bites or bool(doc.elision_stops))
+            if not may_break and len(fragment.segments) > 1 and self.strings is not None:
+                if doc_bites is None:
+                    doc_bites = self._document_bites(search)
+                may_break = doc_bites
             found = search.placements(fragment, may_break, first_only)
             if not found.starts:
                 return None, []
             placements.append(found)
         chain = self._chain(search, placements, strict=True)
         if chain is not None:
-            return "clean", [(s, e) for s, e, _ in chain]
+            spans = [(s, e) for s, e, _ in chain]
+            parsed = self.parsed
+            if self.strings is not None and (len(spans) > 1 or parsed.lead_elided or parsed.trail_elided):
+                tokens = DocumentTokens(search.doc_ids, self.strings)
+                refused = elision_reason(tokens, spans, parsed.lead_elided, parsed.trail_elided)
+                if refused is not None:
+                    return refused, spans
+            return "clean", spans
         if not any(any(p.violations) for p in placements) and not doc.elision_stops:
             return None, []  # nothing strict refused: the loose chain is the same (none)
         chain = self._chain(search, placements, strict=False)
@@ -81,6 +99,19 @@ class Matcher:
             bits |= violations
         reason = next((r for bit, r in BRACKET_REASONS if bits & bit), None) or self._elision_reason(search, chain)
         return reason, [(s, e) for s, e, _ in chain]
+
+    def _document_bites(self, search: DocumentSearch) -> bool:
+        """Does the document hold a value, a deciding word or code, which a bracket may not stand for?"""
+        if "`" in search.doc.original or "~~~" in search.doc.original:
+            return True  # it may have code, where a bracket is never the editor's
+        strings, biting = self.strings, self._biting
+        for i in set(search.doc_ids):
+            hit = biting.get(i)
+            if hit is None:
+                hit = biting[i] = bites(strings[i])
+            if hit:
+                return True
+        return False
 
     def _elision_reason(self, search: DocumentSearch, chain: list[Link]) -> str:
         """``elision_drops_negation`` if the elided source tokens hold a negation, else ``elision_unchecked_script``.
@@ -118,3 +149,18 @@ class Matcher:
         if len(placements) > 1:
             search.spend(sum(len(p.starts) for p in placements))  # the programme is linear-logarithmic
         return earliest_chain(search.doc, placements, allowed, strict, self.settings.window_chars)
+
+
+class DocumentTokens(Sequence):
+    """A document's token strings, read through its token ids (slices only)."""
+
+    def __init__(self, ids: memoryview, strings: Sequence[str]) -> None:
+        self.ids, self.strings = ids, strings
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return [self.strings[i] for i in self.ids[key]]
+        return self.strings[self.ids[key]]

@@ -20,6 +20,14 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from claimgate.audit.matching.code_and_case import CaseVariants, is_caseless, reads_as_code, with_case_variants
+from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bits, re-exported
+    BRACKET_REASONS,
+    CHANGES_NUMBER,
+    COVERS_UNCHECKED_SCRIPT,
+    DROPS_NEGATION,
+    INSERTS_NEGATION,
+)
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
 from claimgate.audit.text.negation import DEGREE_NEGATION_TOKENS, negation_positions, unchecked_script_positions
 from claimgate.audit.text.reference import (
@@ -36,18 +44,6 @@ BRACKET_MAX_TOKENS = 4
 #: Source tokens checked for a negation next to a leading or trailing ellipsis.
 EDGE_ELISION_TOKENS = 3
 
-# Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
-DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
-INSERTS_NEGATION = 2  # the bracket has a negation, the covered source tokens none
-CHANGES_NUMBER = 4  # a number of the bracket is not among the covered source tokens
-COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket, in a script with no negator list
-#: Reason for a placement's violation bits, first match wins.
-BRACKET_REASONS = (
-    (CHANGES_NUMBER, "bracket_changes_number"),
-    (INSERTS_NEGATION, "bracket_inserts_negation"),
-    (DROPS_NEGATION, "bracket_drops_negation"),
-    (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
-)
 
 _ALNUM_RE = re.compile(r"[^\W_]")
 _CJK_RE = re.compile(f"[{CJK_RANGES}]")
@@ -91,6 +87,7 @@ class Bracket:
     numbers: tuple[int, ...]  # ids of its tokens with a digit, sign included (-1: in no document)
     degree: bool = False  # holds a negative adverb of degree ("hardly"): never a stand-in for another negation
     unchecked: bool = False  # holds letters of a script with no negator list
+    tokens: tuple[str, ...] = ()  # its normalized tokens (a deciding word or value it repeats)
 
 
 @dataclass(frozen=True)
@@ -171,14 +168,20 @@ def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     negates = len(negation_positions(normalized)) > 0
     numbers = tuple(token_id(t) for t in tokens if any(c.isdigit() for c in t))
     degree = negates and not DEGREE_NEGATION_TOKENS.isdisjoint(tokens)
-    return Bracket(negates, numbers, degree, len(unchecked_script_positions(normalized)) > 0)
+    return Bracket(negates, numbers, degree, len(unchecked_script_positions(normalized)) > 0, tokens)
 
 
 def _merge(a: Bracket | None, b: Bracket) -> Bracket:
     """Brackets with nothing between them read as one."""
     if a is None:
         return b
-    return Bracket(a.negates or b.negates, a.numbers + b.numbers, a.degree or b.degree, a.unchecked or b.unchecked)
+    return Bracket(
+        a.negates or b.negates,
+        a.numbers + b.numbers,
+        a.degree or b.degree,
+        a.unchecked or b.unchecked,
+        a.tokens + b.tokens,
+    )
 
 
 def _unanchored(bracket: Bracket) -> int:
@@ -239,7 +242,9 @@ def _pieces(raw: str, brackets: str, token_id: Callable[[str], int]) -> list[str
     return pieces
 
 
-def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fragment | None:
+def _fragment(
+    pieces: list[str | Bracket], token_id: Callable[[str], int], variants: CaseVariants | None = None
+) -> Fragment | None:
     """Segments and bracket gaps of one fragment; ``None`` if it has neither."""
     segments: list[Segment] = []
     gaps: list[Bracket] = []
@@ -263,6 +268,8 @@ def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fr
         for j in normalized.joins:
             touched.update((j, j + 1))
         unjoined = frozenset(range(len(token_ids))) - touched
+        if variants is not None:
+            joined, unjoined = with_case_variants(normalized.tokens, token_ids, joined, unjoined, variants)
         if segments:
             # adjacent literal pieces cannot happen (kept total): an empty bracket
             gaps.append(pending if pending is not None else Bracket(False, ()))
@@ -280,7 +287,11 @@ def _fragment(pieces: list[str | Bracket], token_id: Callable[[str], int]) -> Fr
 
 
 def parse_quote(
-    quote: object, token_id: Callable[[str], int], brackets: str = "editorial", ellipses: str = "editorial"
+    quote: object,
+    token_id: Callable[[str], int],
+    brackets: str = "editorial",
+    ellipses: str = "editorial",
+    variants: CaseVariants | None = None,
 ) -> ParsedQuote | None:
     """Split a quote into fragments and segments; ``None`` if it is not a str.
 
@@ -299,7 +310,7 @@ def parse_quote(
     has_brackets = any(BRACKET_RE.search(raw) for raw in raws)  # an ellipsis '[...]' is no bracket
     empty_raws: list[bool] = []  # per raw: no token and no bracket (an edge ellipsis if first or last)
     for raw in raws:
-        fragment = _fragment(_pieces(raw, brackets, token_id), token_id)
+        fragment = _fragment(_pieces(raw, brackets, token_id), token_id, variants)
         if fragment is not None:
             fragments.append(fragment)
         empty_raws.append((fragment is None or not fragment.segments) and not BRACKET_RE.search(raw))
@@ -348,6 +359,7 @@ def quote_readings(
     token_id: Callable[[str], int],
     source_brackets: frozenset[str] | None = None,
     source_has_ellipsis: bool = False,
+    case_variants: CaseVariants | None = None,
 ) -> Iterator[Reading]:
     """Every reading of ``quote``'s marks, in the order they are tried, each parsed when asked for.
 
@@ -364,17 +376,23 @@ def quote_readings(
         yield Reading(parse_quote(quote, token_id))
         return
     quote = fold_ellipses(quote)  # every dot spelling an ellipsis, before ellipses are looked for
+    # a quote in capitals matches source tokens of any case ('IMAGENET' for 'ImageNet', docs: "Case")
+    v = case_variants if case_variants is not None and is_caseless(quote) else None
     if source_brackets is not None:
         # marks that are the cited source's own are matched literally first
         own = source_marks_reading(quote, source_brackets, source_has_ellipsis)
         if own is not None:
-            yield Reading(parse_quote(own, token_id), cited_only=True)
-    yield Reading(parse_quote(quote, token_id))
+            yield Reading(parse_quote(own, token_id, variants=v), cited_only=True)
+    code = reads_as_code(quote)  # its brackets are the code's own: literal text
+    first = "literal" if code else "editorial"
+    yield Reading(parse_quote(quote, token_id, first, variants=v))
     bracket_readings = BRACKET_READINGS if BRACKET_RE.search(quote) else BRACKET_READINGS[:1]
     if not has_fused_bracket(quote):  # without a fused letter the second reading is the first one
         bracket_readings = tuple(r for r in bracket_readings if r != "editorial_fused_literal")
+    if code:
+        bracket_readings = ("literal",)
     ellipsis_readings = ELLIPSIS_READINGS if ELLIPSIS_RE.search(quote) else ELLIPSIS_READINGS[:1]
     for ellipses in ellipsis_readings:
         for brackets in bracket_readings:
-            if (ellipses, brackets) != ("editorial", "editorial"):
-                yield Reading(parse_quote(quote, token_id, brackets, ellipses))
+            if (ellipses, brackets) != ("editorial", first):
+                yield Reading(parse_quote(quote, token_id, brackets, ellipses, v))

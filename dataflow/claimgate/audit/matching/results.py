@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.quote_parsing import EDGE_ELISION_TOKENS, ParsedQuote
+from claimgate.audit.text.marks import footnote_markers
 from claimgate.textlines import LineIndex
 
 
@@ -48,9 +49,10 @@ def elided_of(doc: IndexedDocument, chain: list[tuple[int, int]], parsed: Parsed
 
     See docs/audit-rules.md, "Ellipses and brackets".
     One entry per ellipsis: ``position`` (``before`` the first fragment, ``between``
-    two fragments, ``after`` the last) and a span like :func:`spans_of` gives (original
-    characters, 1-based lines). Between fragments it is every source token between
-    them; at an edge it is the up to :data:`EDGE_ELISION_TOKENS` source tokens the
+    two fragments, ``after`` the last), and one per footnote marker a fragment's span holds
+    and the quote leaves out (``marker``; docs/audit-rules.md, "Footnote markers"), each a
+    span like :func:`spans_of` gives (original characters, 1-based lines). Between fragments
+    it is every source token between them; at an edge it is the up to :data:`EDGE_ELISION_TOKENS` source tokens the
     negation check looked at (what lies further out is not known to be elided). No
     tokens: an empty span (``start == end``) where they would be.
     """
@@ -71,6 +73,15 @@ def elided_of(doc: IndexedDocument, chain: list[tuple[int, int]], parsed: Parsed
     if parsed.trail_elided:
         stop = min(doc.n_tokens, last_end + EDGE_ELISION_TOKENS)
         out.append({"position": "after", **tokens(last_end, stop, doc.ends[last_end - 1])})
+    markers = footnote_markers(doc.original, doc.starts, doc.ends)
+    if markers:
+        ids = memoryview(doc.token_bytes).cast("i")
+        for (start, end), fragment in zip(chain, parsed.fragments):
+            quoted = {i for segment in fragment.segments for i in segment.token_ids}
+            for first, stop in markers:
+                if start < first and stop < end and not set(ids[first:stop]) <= quoted:
+                    out.append({"position": "marker", **tokens(first, stop, doc.starts[first])})
+        out.sort(key=lambda entry: entry["start"])
     return out
 
 

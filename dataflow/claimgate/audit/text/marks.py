@@ -12,6 +12,7 @@ that is the quote parser's reading).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 #: Every spelling of dots that NFKC folds to one or more full stops (U+2024 one dot
 #: leader, U+2025 two dot leader, U+2026 horizontal ellipsis, U+FE19 vertical
@@ -40,3 +41,48 @@ def fold_ellipses(quote: str) -> str:
 def bracket_texts(source: str) -> frozenset[str]:
     """Every bracket of ``source`` as written (``[i]``, ``[int, ...]``); an innermost bracket if nested."""
     return frozenset(m.group() for m in BRACKET_RE.finditer(source)) if "[" in source else frozenset()
+
+
+#: A footnote marker fused to the word before it: ``rate[4]``, ``rose[^2]``, ``cases[3, 7]``,
+#: ``data[12–14]`` (docs/audit-rules.md, "Footnote markers").
+#: The marker's numbers start at 1 and a word or a sentence's punctuation follows it (so ``x[0] = 1`` and
+#: ``a[1][2]`` are no markers).
+FOOTNOTE_RE = re.compile(
+    r"(?<=[^\W\d_])\[\^?[1-9]\d{0,2}(?:\s?[,\u2013-]\s?[1-9]\d{0,2})*\](?=[ \t]*[^\W\d_]|[.,;:]?(?:\s|$))"
+)
+
+
+def footnote_markers(original: str, starts, ends) -> list[tuple[int, int]]:
+    """Token ranges ``(first, end)`` (end exclusive) of the footnote markers of a normalized text.
+
+    ``starts``/``ends``: the tokens' character offsets into ``original``. A marker followed by
+    no token (at the text's end) is left out: a quote cannot skip into nothing.
+    """
+    if "[" not in original:
+        return []
+    out: list[tuple[int, int]] = []
+    for m in FOOTNOTE_RE.finditer(original):
+        line_start = original.rfind("\n", 0, m.start()) + 1
+        if original.count("`", line_start, m.start()) % 2:
+            continue  # inside a backtick span: code
+        first = bisect_left(starts, m.start())
+        end = bisect_left(starts, m.end())
+        if first < end < len(starts) and ends[end - 1] <= m.end():
+            out.append((first, end))
+    return out
+
+
+def footnote_alternatives(original: str, starts, ends, ids, joined: dict) -> dict:
+    """``joined`` (position -> joined-word readings) plus one reading per footnote marker.
+
+    At a marker's first token the word after it may be read in its place, ending after that
+    word (``rate [4] rose`` also reads ``rate rose``), so a quote that leaves the marker out
+    matches. ``ids``: the tokens' ids. A new dict; ``joined`` is not changed.
+    """
+    markers = footnote_markers(original, starts, ends)
+    if not markers:
+        return joined
+    out = dict(joined)
+    for first, end in markers:
+        out[first] = tuple(out.get(first, ())) + ((ids[end], end + 1),)
+    return out

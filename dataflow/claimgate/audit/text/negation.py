@@ -147,6 +147,69 @@ CHECKED_SCRIPT_RANGES = (
 #: A letter of a script with no negator list.
 UNCHECKED_LETTER_RE = re.compile(f"(?![{CHECKED_SCRIPT_RANGES}])[^\\W\\d_]")
 
+#: Deciding words that are not negators, per language and kind (a phrase is its words in a
+#: row): ``bound`` (bounds and comparatives: what a number or a claim is limited by) and
+#: ``condition`` (conditions and exceptions: when a claim holds). An ellipsis or a bracket may
+#: not hide one (docs/audit-rules.md, "Deciding words").
+DECIDING_WORDS_BY_LANGUAGE: dict[str, dict[str, tuple[str, ...]]] = {
+    "english": {
+        "bound": ("up to", "at most", "at least", "no more than", "no less than", "fewer than", "less than",
+                  "more than", "less", "more", "fewer", "under", "over", "below", "above", "exceeding", "beyond",
+                  "within", "only", "maximum", "minimum", "max", "min", "approximately", "about", "nearly",
+                  "almost", "roughly", "until"),
+        "condition": ("unless", "except", "excluding", "excepting", "only if", "provided that", "providing that",
+                      "as long as", "so long as", "if and only if", "except for", "other than", "save for"),
+    },
+    "german": {
+        "bound": ("bis zu", "höchstens", "mindestens", "weniger", "mehr", "über", "unter", "oberhalb", "unterhalb",
+                  "maximal", "minimal", "nur", "ungefähr", "etwa", "fast"),
+        "condition": ("außer", "es sei denn", "sofern", "nur wenn", "ausgenommen", "ausser", "vorausgesetzt"),
+    },
+    "french": {
+        "bound": ("jusqu'à", "au plus", "au moins", "moins", "plus", "sous", "environ", "presque", "seulement"),
+        "condition": ("sauf", "à moins que", "à moins de", "seulement si", "pourvu que", "excepté", "hormis"),
+    },
+    "spanish": {
+        "bound": ("hasta", "como máximo", "como mínimo", "al menos", "menos", "más", "bajo", "debajo", "encima",
+                  "solo", "sólo", "aproximadamente", "casi"),
+        "condition": ("salvo", "excepto", "a menos que", "solo si", "siempre que", "a no ser que"),
+    },
+}  # fmt: skip
+#: The reason an elision or a bracket hiding a deciding word of each kind gives.
+DECIDING_KINDS = ("bound", "condition")
+
+
+def _deciding_runs() -> dict[str, dict[tuple[str, ...], str]]:
+    """Deciding words as normalized token runs, by first token: run -> kind (a condition wins a tie)."""
+    runs: dict[str, dict[tuple[str, ...], str]] = {}
+    for kinds in DECIDING_WORDS_BY_LANGUAGE.values():
+        for kind in DECIDING_KINDS:
+            for phrase in kinds[kind]:
+                run = normalize_text_reference(phrase).tokens
+                if runs.setdefault(run[0], {}).get(run) != "condition":
+                    runs[run[0]][run] = kind
+    return runs
+
+
+_DECIDING_RUNS = _deciding_runs()
+#: The first tokens of the deciding-word runs (normalized).
+DECIDING_FIRST_TOKENS = frozenset(_DECIDING_RUNS)
+
+
+def deciding_words(tokens: tuple[str, ...] | list[str]) -> list[tuple[int, int, str]]:
+    """Every deciding-word run in ``tokens`` (normalized): ``(first, end, kind)``, ascending, end exclusive.
+
+    Overlapping runs are all listed (``no more than`` and ``more than``). Negators are not
+    deciding words here (:func:`negation_positions` finds those).
+    """
+    found: list[tuple[int, int, str]] = []
+    for p, token in enumerate(tokens):
+        for run, kind in _DECIDING_RUNS.get(token.casefold(), {}).items():
+            if tuple(t.casefold() for t in tokens[p : p + len(run)]) == run:
+                found.append((p, p + len(run), kind))
+    return found
+
+
 #: Every negating word in its ordinary spelling (all languages), for reports and benchmarks.
 NEGATION_WORDS = frozenset(w for words in NEGATORS_BY_LANGUAGE.values() for w in words)
 
@@ -199,7 +262,8 @@ def negation_positions(text: NormalizedText) -> array:
         original, ends = text.original, text.ends
         for p, token in enumerate(tokens):
             if token in NEGATION_TOKENS:
-                found.add(p)
+                if token != "none" or not is_none_literal(original, text.starts[p], ends[p]):
+                    found.add(p)
             elif token == "t":
                 if p and tokens[p - 1].endswith("n"):
                     found.add(p)
@@ -220,6 +284,23 @@ def negation_positions(text: NormalizedText) -> array:
             ):
                 found.add(p)
     return array("i", sorted(found))
+
+
+#: The text before a ``None`` that starts a sentence: the text start, a line start, or a
+#: sentence end (``.``, ``!``, ``?``, ``:``) and white space.
+_SENTENCE_START_RE = re.compile(r"(?:^|[\n\r]|[.!?:]\s)\s*[\"'“‘(\[]*$")
+
+
+def is_none_literal(original: str, start: int, end: int) -> bool:
+    """Is the token at ``original[start:end]`` the code literal ``None`` (not a negation)?
+
+    Yes when it is spelled ``None`` (capital N) and does not start a sentence, or is
+    written in a backtick span (`` `None` ``). Rule: docs/audit-rules.md, "Negation".
+    """
+    word = original[start:end]
+    if word != "None":
+        return word.casefold() == "none" and start > 0 and original[start - 1] == "`"
+    return _SENTENCE_START_RE.search(original, max(0, start - 8), start) is None
 
 
 def needs_token_scan(original: str) -> bool:

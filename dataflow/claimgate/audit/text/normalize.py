@@ -37,19 +37,23 @@ from claimgate.audit.text.reference import (
     NUMBER_MARKS,
     NormalizedText,
     _normalized_string,
+    _unfolded,
     folded_pieces,
     normalize_text_reference,
 )
+from claimgate.audit.text.token_rules import SYMBOL_CHARS, may_keep_case
 
 #: Bump when the tokens, offsets or joins of any text could change: the on-disk
 #: index cache (:mod:`claimgate.audit.index.cache`) is keyed by it.
-NORMALIZER_VERSION = 2  # 2: negator lists of more languages; unlisted scripts stop an elision
+#: 2: negator lists of more languages; unlisted scripts stop an elision. 3: symbols, case, fractions, digits.
+NORMALIZER_VERSION = 3
 
 #: Characters below this code point are classified by table; any other sends the text to the reference tokenizer.
 TABLE_SIZE = 0x2300
 SEPARATOR, LETTER, DIGIT, NUMBER_MARK, MINUS, SYMBOL, BANG, FALLBACK = range(8)
-_FALLBACK_CHARS = "<>=^_+"  # their rules (two-character symbols, exponents, underscores) need the reference
-_SYMBOL_CHARS = "%±×≥≤≠"  # one-character tokens (the regex's symbol class; "<>=" fall back)
+#: Their rules (two-character symbols, exponents, underscores, name suffixes, e-mail addresses) need the reference.
+_FALLBACK_CHARS = "<>=^_+#@"
+_SYMBOL_CHARS = SYMBOL_CHARS  # one-character tokens (the regex's symbol class; "<>=+" fall back)
 
 
 def _character_classes() -> np.ndarray:
@@ -197,7 +201,7 @@ def normalize_text(text: str) -> NormalizedText:
         raise TypeError(f"normalize_text expects str, got {type(text).__name__}")
     norm, src_start, src_end = _normalized_string(text)
     cps = code_points(norm)
-    if len(fallback_positions(cps)):
+    if len(fallback_positions(cps)) or needs_reference(text, norm):
         return normalize_text_reference(text)
     starts, ends, kept = _tokens(cps)
     tokens = token_texts(cps, starts, kept)
@@ -206,6 +210,19 @@ def normalize_text(text: str) -> NormalizedText:
         starts = np.frombuffer(src_start, dtype=np.int32)[starts]
         ends = np.frombuffer(src_end, dtype=np.int32)[ends - 1]
     return NormalizedText(text, tuple(tokens), tuple(starts.tolist()), tuple(ends.tolist()), tuple(joins))
+
+
+def needs_reference(text: str, norm: str) -> bool:
+    """Does ``text`` (folded: ``norm``) hold a token whose rule the array rules do not apply?
+
+    A URL (``://``), a soft hyphen, or a token that may keep its case
+    (:func:`claimgate.audit.text.token_rules.may_keep_case`; rules: docs/audit-rules.md, "Case").
+    """
+    if "://" in norm or "\u00ad" in text:
+        return True
+    if text.isascii():
+        return may_keep_case(text)
+    return may_keep_case(_unfolded(text))
 
 
 def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]:
@@ -220,7 +237,7 @@ def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]
     return joins
 
 
-_HYPHEN_AT_BREAK_RE = re.compile(rf"[\-\u2010](?=[ \t]*{_LINE_BREAK})")
+_HYPHEN_AT_BREAK_RE = re.compile(rf"[\-\u2010](?=[ \t]*{_LINE_BREAK}|[ \t])")
 
 
 def line_end_hyphens(norm: str, hyphens: list[int] | None = None) -> Iterator[re.Match]:

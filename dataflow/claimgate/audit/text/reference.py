@@ -56,6 +56,16 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from claimgate.audit.text.token_rules import (
+    DECIMAL_DIGITS,
+    EMAIL,
+    INVISIBLE,
+    NAME_SUFFIX,
+    SYMBOL_CLASS,
+    URL,
+    VULGAR_FRACTIONS,
+    keeps_case,
+)
 from claimgate.lookalikes import CASEFOLDED_LOOKALIKES
 
 # --- character classes -------------------------------------------------------------
@@ -105,7 +115,7 @@ _NS = NO_SPACE_SCRIPT_RANGES
 _MINUS = "\\-\u2010\u2011\u2012\u2013\u2212\ufe63"
 _LINE_BREAK = "(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
 #: Marks that belong to a number when they stand between two digits (docs/audit-rules.md, "Numbers").
-NUMBER_MARKS = ".,'\u2019\u066b\u066c"
+NUMBER_MARKS = ".,'\u2019\u066b\u066c/\u2044"
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-")
 
@@ -113,9 +123,13 @@ _WORD_CHAR = rf"(?:(?![{_NS}])[^\W_])"
 _TOKEN_RE = re.compile(
     # 1. one character of a no-space script (plus its combining marks)
     rf"(?P<ns>[{_NS}][{_MARKS}]*)"
-    # 2. meaning-carrying symbols; the two-character spellings first
-    r"|(?P<sym>>=|<=|!=|\+/-|[≥≤<>=±×≠%])"
-    # 3. a word or number: letters/digits/marks, and an optional sign: a minus directly
+    # 2. an e-mail address or a URL: one token, its inner punctuation kept
+    rf"|(?P<link>{URL}|{EMAIL})"
+    # 3. meaning-carrying symbols (every symbol not listed as typographic, see token_rules);
+    #    the two-character spellings first
+    #    ('+' before a digit is a plus sign, a separator: '+2.2' states 2.2)
+    rf"|(?P<sym>>=|<=|!=|\+/-|(?!\+\d)[{SYMBOL_CLASS}])"
+    # 4. a word or number: letters/digits/marks, and an optional sign: a minus directly
     #    before a digit and not directly after a letter or digit (so '18-65' and
     #    'covid-19' are not negative numbers). Inside it: a number mark between two
     #    digits ('12,500', '3.5'), underscores between two word characters
@@ -123,12 +137,16 @@ _TOKEN_RE = re.compile(
     #    or after a digit ('1e-6'), and a subscript ('x_1', folded from 'x₁').
     rf"|(?P<word>(?:(?<![^\W_])[{_MINUS}](?=\d))?"
     rf"{_WORD_CHAR}(?:{_WORD_CHAR}|[{_MARKS}]|(?<=\d)[{NUMBER_MARKS}](?=\d)"
-    rf"|(?<=[^\W_])_+(?={_WORD_CHAR})|(?<=[^\W_])\^[+{_MINUS}]?(?=\d)|(?<=\de)[+{_MINUS}](?=\d))*)"
+    rf"|(?<=[^\W_])_+(?={_WORD_CHAR})|(?<=[^\W_])\^[+{_MINUS}]?(?=\d)|(?<=\de)[+{_MINUS}](?=\d))*"
+    #    and a name suffix after a letter, no word character after it ('c++', 'f#')
+    rf"(?:(?<=[^\W\d_]){NAME_SUFFIX}(?![^\W\d_]|[+#]))?)"
 )
 _SYMBOL_SPELLINGS = {">=": "≥", "<=": "≤", "!=": "≠", "+/-": "±"}
 
 #: A hyphen at a line end between two letters (the ambiguous line-end hyphen).
-_LINE_END_HYPHEN_RE = re.compile(rf"(?<=[^\W\d_])[\-\u2010][ \t]*{_LINE_BREAK}[ \t]*(?=[^\W\d_])")
+#: A hyphen followed by blanks only, between two letters (``configu- ration``, as PDF
+#: extraction leaves a line-end hyphen), is read the same way.
+_LINE_END_HYPHEN_RE = re.compile(rf"(?<=[^\W\d_])[\-\u2010](?:[ \t]*{_LINE_BREAK}[ \t]*|[ \t]+)(?=[^\W\d_])")
 #: A soft hyphen anywhere in a line break (before, after or between breaks): always a
 #: typesetter's break, deleted with the break and the blanks around it.
 _BLANKS = "[ \t\u00a0]*"
@@ -156,7 +174,11 @@ def fold_cluster(cluster: str) -> str:
     """Fold one character with its combining marks to its matching form (may be empty)."""
     # 1. Drop invisible format characters first: NFKC keeps them and, left in place,
     #    a soft hyphen or zero-width space would split one word into two tokens.
-    s = "".join(c for c in cluster if unicodedata.category(c) != "Cf")
+    #    Arabic tatweel (a stretching stroke) and variation selectors (emoji or text
+    #    presentation) are dropped with them: they never change a word.
+    s = "".join(c for c in cluster if unicodedata.category(c) != "Cf" and c not in INVISIBLE)
+    if len(s) == 1 and s in VULGAR_FRACTIONS:  # '¾' is '3/4' apart from its neighbours, never '23⁄4'
+        return VULGAR_FRACTIONS[s]
     # 2. NFKC before anything else: it expands ligatures (ﬁ -> fi), maps NBSP and
     #    thin spaces to a space, full-width forms to ASCII, '…' to '...', U+2011 to
     #    U+2010, and composes base + combining mark, so later steps see one spelling.
@@ -164,11 +186,23 @@ def fold_cluster(cluster: str) -> str:
     # 3. Case folding after NFKC (compatibility forms are plain letters by now) and
     #    stronger than lower(): 'ß' -> 'ss', final sigma, Cyrillic/Greek capitals.
     s = s.casefold()
+    #    Turkish: the dotted capital folds to 'i' plus a combining dot, which the quote's
+    #    'i' lacks; both Turkish i's compare as 'i' (docs/audit-rules.md, "Case").
+    if "\u0307" in s or "\u0131" in s:
+        s = s.replace("i\u0307", "i").replace("\u0131", "i")
     # 4. Look-alikes after case folding, so that 'О' and 'о' fold alike: the result
     #    must not depend on letter case (an upper-cased quote still matches).
     s = s.translate(_CONFUSABLES)
-    # 5. Case folding can leave a non-NFKC string (U+0130 -> 'i' + U+0307): close it.
-    return unicodedata.normalize("NFKC", s)
+    # 5. Case folding can leave a non-NFKC string: close it. Digits of every script
+    #    compare by value (Arabic-Indic '٣', Devanagari '३' are '3').
+    return unicodedata.normalize("NFKC", s).translate(DECIMAL_DIGITS)
+
+
+def _unfolded(cluster: str) -> str:
+    """``cluster`` through :func:`fold_cluster`'s steps except case folding (its case kept)."""
+    s = "".join(c for c in cluster if unicodedata.category(c) != "Cf" and c not in INVISIBLE)
+    s = unicodedata.normalize("NFKC", s).translate(_CONFUSABLES)
+    return unicodedata.normalize("NFKC", s).translate(DECIMAL_DIGITS)
 
 
 @dataclass(frozen=True)
@@ -285,13 +319,16 @@ def normalize_text_reference(text: str) -> NormalizedText:
         s, e = m.span()
         norm_start_to_index[s] = len(tokens)
         norm_end_to_index[e] = len(tokens)
-        tokens.append(tok)
         if src_start is None:
-            starts.append(s)
-            ends.append(e)
+            first, last = s, e
         else:
-            starts.append(src_start[s])
-            ends.append(src_end[e - 1])
+            first, last = src_start[s], src_end[e - 1]
+        if kind == "word":
+            after_number = bool(tokens) and tokens[-1][-1:].isdigit() and not text[ends[-1] : first].strip()
+            tok = _cased(tok, text[first:last], after_number)
+        tokens.append(tok)
+        starts.append(first)
+        ends.append(last)
     joins: list[int] = []
     for m in _LINE_END_HYPHEN_RE.finditer(norm):
         left = norm_end_to_index.get(m.start())
@@ -307,9 +344,27 @@ def normalize_text_reference(text: str) -> NormalizedText:
     )
 
 
-_RESPELLED_CHARS = frozenset("\u2010\u2011\u2012\u2013\u2212\ufe63\u2019")
+def _cased(token: str, raw: str, after_number: bool) -> str:
+    """``token`` with the case of ``raw`` (its original text) when that case carries meaning.
+
+    See :func:`claimgate.audit.text.token_rules.keeps_case`; a token whose original does not
+    fold to it character for character (a superscript, a soft-hyphen break) stays folded.
+    """
+    if raw == token or raw.islower():
+        return token
+    kept = raw if raw.isascii() else _unfolded(raw).translate(_WORD_SPELLINGS)
+    if not keeps_case(kept, after_number):
+        return token
+    if not raw.isascii() and fold_cluster(kept).translate(_WORD_SPELLINGS) != token:
+        return token
+    return kept
+
+
+_RESPELLED_CHARS = frozenset("\u2010\u2011\u2012\u2013\u2212\ufe63\u2019\u2044")
 #: One spelling of a sign (also an exponent's) and of an apostrophe between digits.
-_WORD_SPELLINGS = str.maketrans({**dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\ufe63", "-"), "\u2019": "'"})
+_WORD_SPELLINGS = str.maketrans(
+    {**dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\ufe63", "-"), "\u2019": "'", "\u2044": "/"}
+)
 
 assert sys.maxunicode >= 0x10FFFF  # noqa: S101 - the no-space ranges need wide strings
 

@@ -1,0 +1,163 @@
+"""Deciding words and values an editor's mark may not hide: the checks beside the negation checks.
+
+Why this module exists: an ellipsis over ``unless`` or ``up to``, or a bracket standing for
+``False`` or ``3.4``, changes what a quote says as surely as a hidden ``not``. The matcher
+(:mod:`claimgate.audit.matching.matcher`, :mod:`claimgate.audit.matching.alignment`) asks
+this module, with the document's token strings, whether a placement's marks hide one.
+Rules and what each gives up: docs/audit-rules.md, "Deciding words" and "Brackets in code
+and values".
+
+What it refuses to do: read meaning. The lists are data
+(:data:`claimgate.audit.text.negation.DECIDING_WORDS_BY_LANGUAGE`); a listed word is
+refused wherever the rule says, even where it decides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from claimgate.audit.text.negation import DECIDING_FIRST_TOKENS, deciding_words
+from claimgate.audit.text.token_rules import SYMBOL_CHARS
+
+#: How far, in source tokens, a bound binds: a bound or comparative within this many elided
+#: tokens of a kept fragment is refused (``... 5% of runs fail`` hiding ``fewer than``), and a
+#: number within this many kept tokens of an elision holding a number is refused.
+BOUND_REACH = 3
+#: An elision starting with a number (within this many tokens) before a kept number moves it.
+NUMBER_REACH = 2
+#: Literals of code that a bracket may not replace (normalized tokens).
+LITERALS = frozenset({"true", "false", "none", "null", "nil", "nan", "undefined"})
+
+# Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
+DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
+INSERTS_NEGATION = 2  # the bracket has a negation, the covered source tokens none
+CHANGES_NUMBER = 4  # a number of the bracket is not among the covered source tokens
+COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket, in a script with no negator list
+DROPS_BOUND = 16  # the bracket stands for a bound or comparative it does not repeat
+DROPS_CONDITION = 32  # the bracket stands for a condition or exception it does not repeat
+REPLACES_VALUE = 64  # the bracket stands for a number, literal, identifier or symbol it does not repeat
+#: Reason for a placement's violation bits, first match wins.
+BRACKET_REASONS = (
+    (CHANGES_NUMBER, "bracket_changes_number"),
+    (REPLACES_VALUE, "bracket_replaces_value"),
+    (INSERTS_NEGATION, "bracket_inserts_negation"),
+    (DROPS_NEGATION, "bracket_drops_negation"),
+    (DROPS_CONDITION, "bracket_drops_condition"),
+    (DROPS_BOUND, "bracket_drops_bound"),
+    (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
+)
+
+#: Reasons, in the order they are named.
+ELISION_REASONS = ("elision_drops_condition", "elision_drops_bound", "elision_moves_number")
+
+
+def is_value(token: str) -> bool:
+    """Is ``token`` (normalized) a value a bracket may not replace?
+
+    A number (a digit), a literal (:data:`LITERALS`), an identifier (an underscore, a dot, or
+    a capital kept by the case rules: ``readTimeout``), an e-mail address or URL, or a symbol.
+    """
+    return (
+        any(c.isdigit() for c in token)
+        or token in LITERALS
+        or "_" in token
+        or "." in token
+        or "@" in token
+        or token != token.lower()
+        or token in SYMBOL_CHARS
+    )
+
+
+def bites(token: str) -> bool:
+    """Can a bracket standing for ``token`` break a rule here (a value, or a deciding word's first token)?"""
+    return is_value(token) or token.casefold() in DECIDING_FIRST_TOKENS
+
+
+def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
+    """Violation bits of a bracket with ``bracket_tokens`` standing for source tokens ``covered``."""
+    if not covered:
+        return 0
+    own = {t.casefold() for t in bracket_tokens}
+    bits = 0
+    for first, end, kind in deciding_words(covered):
+        if not all(t.casefold() in own for t in covered[first:end]):
+            bits |= DROPS_CONDITION if kind == "condition" else DROPS_BOUND
+    if any(is_value(t) and t.casefold() not in own for t in covered):
+        bits |= REPLACES_VALUE
+    return bits
+
+
+def _has_number(tokens: Sequence[str]) -> bool:
+    return any(any(c.isdigit() for c in t) for t in tokens)
+
+
+def elision_reason(
+    tokens: Sequence[str], chain: Sequence[tuple[int, int]], lead_elided: bool, trail_elided: bool
+) -> str | None:
+    """The reason a clean chain's ellipses are refused, or ``None``.
+
+    ``tokens``: the document's tokens; ``chain``: ``(start, end)`` token positions per fragment.
+    Between two fragments the elided tokens may hold no condition; no bound that ends right
+    before the next fragment (it bound the kept text: ``weigh [up to] 20 kg``) or starts within
+    two tokens after a fragment ending in a number (``20 kg [or more]``); and they may not start
+    with a number (within :data:`NUMBER_REACH` tokens) when a kept number follows within
+    :data:`BOUND_REACH` tokens (``is now [3.4 (it] was 3.1``). Before a leading ellipsis the
+    :data:`BOUND_REACH` hidden tokens may hold no condition and no bound ending at the quote's
+    first token; after a trailing one, no condition and no bound.
+    """
+    n = len(tokens)
+    found: set[str] = set()
+    spans = [(e, s, "between") for (_, e), (s, _) in zip(chain, chain[1:])]
+    if lead_elided and chain:
+        spans.append((max(0, chain[0][0] - BOUND_REACH), chain[0][0], "before"))
+    if trail_elided and chain:
+        spans.append((chain[-1][1], min(n, chain[-1][1] + BOUND_REACH), "after"))
+    for lo, hi, where in spans:
+        if hi <= lo:
+            continue
+        window_lo, window_hi = max(0, lo - BOUND_REACH), min(n, hi + BOUND_REACH)
+        kept_number_before = where == "between" and _has_number(tokens[max(0, lo - 1) : lo])
+        for first, end, kind in deciding_words(tokens[window_lo:window_hi]):
+            first, end = first + window_lo, end + window_lo
+            if end <= lo or first >= hi:
+                continue  # wholly kept
+            if kind == "condition":
+                found.add("elision_drops_condition")
+            elif where == "after" or end >= hi or (kept_number_before and first < lo + 2):
+                found.add("elision_drops_bound")
+        if where == "between" and _has_number(tokens[lo : min(hi, lo + NUMBER_REACH)]):
+            if _has_number(tokens[hi:window_hi]):
+                found.add("elision_moves_number")
+    return next((r for r in ELISION_REASONS if r in found), None)
+
+
+def at_deciding_word(
+    tokens: Sequence[str], negations: Sequence[int], chain: Sequence[tuple[int, int]], lead: bool, trail: bool
+) -> bool:
+    """Does a quote placed at ``chain`` start right after, or end right before, a deciding word or negation?
+
+    Only an edge without an ellipsis counts (an ellipsis there is checked by
+    :func:`elision_reason`). ``negations``: the document's negation positions (ascending).
+    """
+    if not chain:
+        return False
+    start, end = chain[0][0], chain[-1][1]
+    negation_set = set(negations[max(0, _bisect(negations, start - 1)) : _bisect(negations, end + 1)])
+    if not lead and start > 0:
+        if start - 1 in negation_set:
+            return True
+        lo = max(0, start - BOUND_REACH)
+        if any(e + lo == start for _, e, _ in deciding_words(tokens[lo:start])):
+            return True
+    if not trail and end < len(tokens):
+        if end in negation_set:
+            return True
+        if any(f == 0 for f, _, _ in deciding_words(tokens[end : end + BOUND_REACH])):
+            return True
+    return False
+
+
+def _bisect(positions: Sequence[int], value: int) -> int:
+    from bisect import bisect_left
+
+    return bisect_left(positions, value)
