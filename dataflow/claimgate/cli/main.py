@@ -24,6 +24,7 @@ from pathlib import Path
 
 import claimgate  # noqa: F401  (telemetry variable first)
 from claimgate.cli import audit, demo, gate, pin
+from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, UsageError
 from claimgate.execution import drivers
@@ -93,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         name, rest = split_command(argv, value_options(list(parsers.values())))
     except UsageError as exc:
-        print(f"usage: {prog} [COMMAND] [options]\nerror: {exc}", file=sys.stderr)
+        print(f"usage: {prog} [COMMAND] [options]", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_USAGE
     if name is None and any(token in ("-h", "--help") for token in rest):
         print(overview(prog))
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[name].run(args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_USAGE
     except BrokenPipeError:  # stdout closed early (`| head`): the output file is already complete
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -115,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     except ClaimgateError as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"error: {exc.one_line()}", file=sys.stderr)
+        print_error(exc.one_line())
         return EXIT_REFUSED
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
         return signals.interrupted_status(exc)

@@ -7,8 +7,8 @@ this module parses the options and prints what was done.
 from __future__ import annotations
 
 import argparse
-import sys
 
+from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, add_max_source_bytes, check_max_source_bytes
 from claimgate.cli.terminal import text_table
 from claimgate.gate.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
@@ -91,11 +91,8 @@ def run_verify(args: argparse.Namespace) -> int:
     report = verify_manifest(args.manifest, args.max_source_bytes)
     if report.problems:
         for problem in report.problems:
-            print(f"error: {problem.one_line()}", file=sys.stderr)
-        print(
-            f"error: {len(report.problems)} problem(s) in {args.manifest} ({report.checked} pins checked)",
-            file=sys.stderr,
-        )
+            print_error(problem.one_line())
+        print_error(f"{len(report.problems)} problem(s) in {args.manifest} ({report.checked} pins checked)")
         return EXIT_REFUSED
     if not args.quiet:
         print(f"all {report.checked} pins of {args.manifest} hold")

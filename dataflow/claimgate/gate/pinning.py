@@ -32,6 +32,7 @@ from pathlib import Path
 from claimgate.errors import IngestionError, OutputError, UsageError
 from claimgate.gate.versions import VersionScheme
 from claimgate.io.atomic import check_output_not_input
+from claimgate.io.manifest_lock import manifest_locked
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
@@ -154,7 +155,9 @@ def new_entries(
 
     Raises ``IngestionError``: ``missing_source``, ``path_outside_root``,
     ``source_too_large``, ``invalid_encoding``, ``duplicate_source_id`` (two files, one
-    id); ``UsageError`` for an empty version, an unknown ``source_id`` mode or a bad template.
+    id), ``invalid_manifest`` (a path the manifest reader refuses: ``manifest_entry_problem``,
+    such as a file name with a tab, an escape or a newline); ``UsageError`` for an empty
+    version, an unknown ``source_id`` mode or a bad template.
     """
     if not isinstance(version, str) or not version.strip():
         raise UsageError("--version must be a non-empty string")
@@ -174,6 +177,11 @@ def new_entries(
         entry = {"source_id": sid, "version": version, "path": relative, "url": "", "sha256": ""}
         entry["url"] = url_for(url_template or DEFAULT_URL_TEMPLATE, entry)
         entry["sha256"] = file_sha256(root / relative, max_source_bytes)
+        # The manifest reader's own entry check (a control character or line terminator in the path):
+        # a name it would refuse is refused here, before anything is written.
+        problem = manifest_entry_problem(entry, len(entries), set())
+        if problem is not None:
+            raise problem
         # The gate's own checks (inside the folder, size, hash, UTF-8), so a fresh pin always verifies.
         read_source_text(root.resolve(), entry, max_source_bytes)
         entries[sid] = entry
@@ -264,9 +272,11 @@ def pinned_manifest(
     refuses; ``IngestionError`` ``invalid_source_version`` for a ``version`` with outer
     white space or a control character (``version_shape_problem``) or, with
     ``versions`` (a schema's scheme), a ``version`` the gate would refuse as a source version.
-    Everything is checked before anything is written; the manifest is written
-    atomically, as 2-space-indented JSON ``{"sources": [...]}`` with the five fields of
-    each entry, and only when something changed. Raises what ``new_entries``,
+    Everything is checked before anything is written; the manifest is read, changed and
+    written under an exclusive lock (``io.manifest_lock``: a second ``pin`` of the same
+    manifest waits, then adds to what the first wrote), and written atomically, as
+    2-space-indented JSON ``{"sources": [...]}`` with the five fields of each entry, and
+    only when something changed. Raises what ``new_entries``,
     ``read_manifest`` (an existing manifest that is not sound) and ``merged_sources``
     raise; ``UsageError`` when ``manifest_path`` does not end in ``.json`` or is a folder.
     """
@@ -283,16 +293,17 @@ def pinned_manifest(
         if problem:
             raise IngestionError("invalid_source_version", f"--version {problem}")
     root = Path(os.path.abspath(path)).parent
-    existing = read_manifest(path)["sources"] if path.exists() else []
-    pinned = new_entries(
-        files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
-    )
-    report = merged_sources(existing, pinned, keep_urls=url_template is None)
-    if report.added or report.repinned:
-        _refuse_one_file_twice(root, report.sources)
-    if report.added or report.repinned or not path.exists():
-        write_json(path, {"sources": report.sources})
-        report.written = True
+    with manifest_locked(path):  # read, change and write under one lock: a concurrent pin waits, loses nothing
+        existing = read_manifest(path)["sources"] if path.exists() else []
+        pinned = new_entries(
+            files, version, root, source_id=source_id, url_template=url_template, max_source_bytes=max_source_bytes
+        )
+        report = merged_sources(existing, pinned, keep_urls=url_template is None)
+        if report.added or report.repinned:
+            _refuse_one_file_twice(root, report.sources)
+        if report.added or report.repinned or not path.exists():
+            write_json(path, {"sources": report.sources})
+            report.written = True
     return report
 
 

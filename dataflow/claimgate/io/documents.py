@@ -18,14 +18,18 @@ call real quotes ``not_found``. The rules are in docs/documents.md.
 
 from __future__ import annotations
 
+import errno
 import io
 import logging
+import os
 import re
+import stat
 from pathlib import Path
 
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
 
 #: Extractor name for each supported file extension (lower case).
@@ -153,24 +157,54 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
     ``invalid_corpus`` when ``corpus_dir`` is not a folder or ``glob`` matches no file,
-    ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``.
+    ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
+    ``not_a_regular_file`` for a matching entry that is neither a file nor a folder (a FIFO, a
+    socket, a device, a dangling link or a link loop: ``entry_kind``), so no page is left out
+    without a word; the first refused entry in ``doc_id`` order is named.
     """
     root = Path(corpus_dir)
     if not root.is_dir():
         raise IngestionError("invalid_corpus", f"corpus folder not found: {root}")
     resolved_root = root.resolve()
     found: dict[str, Path] = {}
+    refused: dict[str, IngestionError] = {}  # the first in doc_id order is raised, whatever the listing order
     for path in root.glob(glob or DEFAULT_GLOB):
         relative = path.relative_to(root)
-        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+        if any(part.startswith(".") for part in relative.parts):
             continue
         doc_id = relative.as_posix()
+        if not path.is_file():
+            # A folder is walked, not read; anything else would be a page silently left out.
+            kind = entry_kind(path)
+            if kind is not None:
+                refused[doc_id] = IngestionError("not_a_regular_file", f"{doc_id} is {kind}, not a page")
+            continue
         if not path.resolve().is_relative_to(resolved_root):
-            raise IngestionError("path_outside_root", f"{doc_id} resolves outside {root}")
+            refused[doc_id] = IngestionError("path_outside_root", f"{doc_id} resolves outside {root}")
+            continue
         found[doc_id] = path
+    if refused:
+        raise refused[min(refused)]
     if not found:
         raise IngestionError("invalid_corpus", f"no file under {root} matches {glob or DEFAULT_GLOB!r}")
     return sorted(found.items())
+
+
+def entry_kind(path: Path) -> str | None:
+    """What a folder entry that is not a regular file is (``a FIFO (named pipe)``, ``a socket``,
+    ``a device``, ``a symbolic link to nothing``, ``a symbolic link loop``), or ``None`` for a folder
+    (or a link to one) and for an entry gone since it was listed.
+    """
+    try:
+        mode = os.stat(path).st_mode  # links followed: a link to a FIFO is a FIFO
+    except FileNotFoundError:
+        try:
+            return "a symbolic link to nothing" if stat.S_ISLNK(os.lstat(path).st_mode) else None
+        except OSError:
+            return None
+    except OSError as exc:
+        return "a symbolic link loop" if exc.errno == errno.ELOOP else f"unreadable ({exc.strerror or exc})"
+    return None if stat.S_ISDIR(mode) else file_kind(mode)
 
 
 def read_document_folder(
@@ -184,19 +218,42 @@ def read_document_folder(
     file refused, in ``doc_id`` order: ``unsupported_document`` (no extractor for its extension, or PDF
     without the ``pdf`` extra), ``unreadable_document`` (cannot be read, not UTF-8, a broken PDF),
     ``document_too_large`` (over ``max_document_bytes``), and the refusals of ``document_paths``.
+    Each page is opened as a pinned source is (``io.files.open_regular_beneath``: its resolved path
+    checked to be inside the folder, then opened following no link and without blocking, and checked
+    once open), so a page swapped after the listing is refused too: for a link leading outside,
+    ``path_outside_root``; for a FIFO, socket or device, ``not_a_regular_file``.
     """
     rows = []
+    resolved_root = os.path.realpath(corpus_dir)
     for doc_id, path in document_paths(corpus_dir, glob):
         extractor = EXTRACTORS.get(path.suffix.lower())
         if extractor is None:
             supported = ", ".join(sorted(EXTRACTORS))
             raise IngestionError("unsupported_document", f"{doc_id}: no extractor for this file type (use {supported})")
+        # Opened as a pinned source is, not by path: a page swapped after the listing for a link
+        # leading outside, or for a FIFO, is refused here instead of being read or waited on.
         try:
-            with path.open("rb") as handle:
-                raw = handle.read(max_document_bytes + 1)  # never read more than the limit into memory
+            resolved = os.path.realpath(path, strict=True)
         except OSError as exc:
             raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
-        if len(raw) > max_document_bytes:
-            raise IngestionError("document_too_large", f"{doc_id}: more than {max_document_bytes} bytes")
+        if os.path.commonpath([resolved_root, resolved]) != resolved_root or resolved == resolved_root:
+            raise IngestionError("path_outside_root", f"{doc_id} resolves outside {corpus_dir}")
+        try:
+            fd, info = open_regular_beneath(resolved_root, os.path.relpath(resolved, resolved_root))
+        except NotRegularFileError:
+            kind = entry_kind(path) or "no longer a file"
+            raise IngestionError("not_a_regular_file", f"{doc_id} is {kind}, not a page") from None
+        except OSError as exc:  # ELOOP, ENOTDIR: a folder of its path swapped for a link while opening
+            raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
+        try:
+            if info.st_size > max_document_bytes:
+                raise TooLargeError(max_document_bytes)
+            raw = read_capped(fd, max_document_bytes)  # never read more than the limit into memory
+        except TooLargeError:
+            raise IngestionError("document_too_large", f"{doc_id}: more than {max_document_bytes} bytes") from None
+        except OSError as exc:
+            raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
+        finally:
+            os.close(fd)
         rows.append((doc_id, str(path), extractor, document_text(raw, extractor, doc_id)))
     return pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS)).astype({c: "str" for c in DOCUMENT_COLUMNS})

@@ -61,7 +61,11 @@ def open_regular(path: str | Path) -> tuple[int, os.stat_result]:
     ``NotRegularFileError`` (the descriptor already closed) when the opened object is
     not a regular file. The caller closes the descriptor.
     """
-    fd = os.open(path, _OPEN_FLAGS)
+    return _regular_or_closed(os.open(path, _OPEN_FLAGS), path)
+
+
+def _regular_or_closed(fd: int, name: str | Path) -> tuple[int, os.stat_result]:
+    """``(fd, its fstat)`` when ``fd`` is a regular file; else ``fd`` is closed and ``NotRegularFileError`` raised."""
     try:
         info = os.fstat(fd)
     except BaseException:
@@ -69,8 +73,36 @@ def open_regular(path: str | Path) -> tuple[int, os.stat_result]:
         raise
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise NotRegularFileError(f"{path} is {file_kind(info.st_mode)}")
+        raise NotRegularFileError(f"{name} is {file_kind(info.st_mode)}")
     return fd, info
+
+
+def open_regular_beneath(root: str | Path, relative: str) -> tuple[int, os.stat_result]:
+    """Open ``root/relative`` as ``open_regular`` does, following no symbolic link below ``root``.
+
+    Each folder of ``relative`` (``os.sep`` separated, no ``.``/``..`` component: a resolved path
+    inside ``root``) is opened from the one before it with ``O_NOFOLLOW``, and so is the file, so a
+    component swapped for a symbolic link after it was checked ends in ``OSError`` (``ELOOP`` or
+    ``ENOTDIR``) instead of reading outside ``root``; the file is opened without blocking and checked
+    once open. Raises what ``open_regular`` raises, and ``ValueError`` for a ``.``/``..`` component.
+    Where ``os.open`` takes no ``dir_fd`` (Windows) this is ``open_regular(root/relative)``.
+    """
+    parts = relative.split(os.sep)
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{relative!r} is not a resolved path below its folder")
+    if os.open not in os.supports_dir_fd:  # pragma: no cover - Windows
+        return open_regular(os.path.join(root, relative))
+    folder_flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, folder_flags, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        fd = os.open(parts[-1], _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=folder)
+    finally:
+        os.close(folder)
+    return _regular_or_closed(fd, relative)
 
 
 def read_capped(fd: int, limit: int | None) -> bytes:

@@ -35,6 +35,7 @@ import json
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -50,6 +51,7 @@ from claimgate.io.files import (
     unicode_twin,
 )
 from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
+from claimgate.textlines import LINE_TERMINATORS
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB: one source file or corpus document (docs/gate-rules.md)
@@ -105,7 +107,10 @@ def manifest_entry_problem(entry: object, position: int, seen: set[str]) -> Inge
     ``invalid_sha256`` (not 64 lowercase hex digits), ``path_outside_root`` (an absolute
     path, a ``..`` component, a Windows drive ``C:`` or network ``\\\\server`` path);
     ``invalid_manifest`` again for a path with a backslash (manifest paths separate
-    folders with ``/`` on every system) or a control character (``NUL`` included).
+    folders with ``/`` on every system) or a control character (``NUL``, tab, escape, C1
+    controls) or line terminator (``textlines.LINE_TERMINATORS``: U+2028, U+2029 too).
+    ``pin`` applies this same check to every entry it makes, so it never writes a manifest
+    the reader refuses.
     """
     where = f"sources[{position}]"
     if not isinstance(entry, dict):
@@ -132,7 +137,8 @@ def manifest_entry_problem(entry: object, position: int, seen: set[str]) -> Inge
         return IngestionError(
             "invalid_manifest", f"{source_id}: {relative!r} contains a backslash; separate folders with '/'"
         )
-    if any(ord(c) < 32 or ord(c) == 127 for c in relative):  # NUL cannot reach the system at all
+    # NUL cannot reach the system at all; the others break every line that shows the path (isprintable: fast path)
+    if not relative.isprintable() and any(unicodedata.category(c) == "Cc" or c in LINE_TERMINATORS for c in relative):
         return IngestionError("invalid_manifest", f"{source_id}: {relative!r} contains a control character")
     return None
 
