@@ -9,7 +9,7 @@ import sys
 import pytest
 from claimgate.errors import OutputError
 from claimgate.io.manifest_lock import lock_path
-from claimgate.io.pinning import pinned_manifest
+from claimgate.gate.pinning import pinned_manifest
 
 PAGES_PER_RUN = 50
 TRIALS = 4

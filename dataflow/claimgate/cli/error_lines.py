@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from claimgate.execution.documents import printable
+from claimgate.cli.terminal import printable
 
 
 def error_line(message: str) -> str:
