@@ -8,8 +8,8 @@ import sys
 
 import pytest
 from claimgate.errors import OutputError
-from claimgate.io.manifest_lock import lock_path
 from claimgate.gate.pinning import pinned_manifest
+from claimgate.io.manifest_lock import lock_path
 
 PAGES_PER_RUN = 50
 TRIALS = 4
