@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
-from claimgate.cli.terminal import text_table
+from claimgate.cli.terminal import printable, text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
@@ -127,7 +127,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--corpus", help="corpus JSON {doc_id: text}")
     source.add_argument("--manifest", help="manifest.json pinning the documents")
     source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
-    parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
+    parser.add_argument(
+        "--glob", metavar="PATTERN", action="append", help="files of --corpus-dir to read (repeatable; default **/*)"
+    )
+    parser.add_argument(
+        "--exclude", metavar="PATTERN", action="append", help="files of --corpus-dir to leave out (repeatable)"
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="name the files of --corpus-dir skipped for having no extractor"
+    )
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
     parser.add_argument("--output", required=True, help="result file (.jsonl, .json, .csv)")
     parser.add_argument(
@@ -161,8 +169,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
-    if args.glob and not args.corpus_dir:
-        raise UsageError("--glob needs --corpus-dir")
+    if (args.glob or args.exclude) and not args.corpus_dir:
+        raise UsageError("--glob and --exclude need --corpus-dir")
     from claimgate.audit.judge import load_judge
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
@@ -184,7 +192,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     elif args.manifest is not None:
         documents = drivers.PinnedManifest(args.manifest)
     else:
-        documents = drivers.DocumentFolder(args.corpus_dir, args.glob)
+        documents = drivers.DocumentFolder(args.corpus_dir, tuple(args.glob or ()), tuple(args.exclude or ()))
     run = drivers.run_audit(
         args.citations,
         documents,
@@ -196,6 +204,11 @@ def run_audit_command(args: argparse.Namespace) -> int:
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
+    if run.skipped and not args.quiet:
+        print(f"skipped {len(run.skipped)} file(s) of --corpus-dir with no extractor", file=sys.stderr)
+        if args.verbose:
+            for doc_id in run.skipped:
+                print(f"  skipped {printable(doc_id)}", file=sys.stderr)
     if not args.quiet:
         if len(rows) <= 50:
             print(verdict_table(rows))

@@ -5,13 +5,15 @@ not in a hand-made ``{doc_id: text}`` JSON. This module turns a folder into the 
 per file, and records which extractor produced each text, so a span (in characters of the extracted text)
 can be traced back to how that text was obtained.
 
-What it refuses to do: guess. A file whose extension has no extractor is refused
-(``unsupported_document``), a file that cannot be read or decoded is refused (``unreadable_document``),
-and one such file refuses the whole corpus, naming it: an audit against a silently partial corpus would
-call real quotes ``not_found``. The rules are in docs/documents.md.
+What it refuses to do: guess. A regular file whose extension has no extractor (``CNAME``, ``conf.py``,
+an image) is skipped and counted, never read; a file that cannot be read or decoded is refused
+(``unreadable_document``), and one such file refuses the whole corpus, naming it: an audit against a
+silently partial corpus would call real quotes ``not_found``. The rules are in docs/documents.md.
 
-- ``.md``, ``.markdown``, ``.txt``, ``.rst``: the file's text as written (strict UTF-8, one leading byte-order
-  mark dropped), extractor ``text``.
+- ``.md``, ``.markdown``: the rendered text (``io.markdown_text``), extractor ``markdown``;
+  ``.rst``: the rendered text (``io.rst_text``), extractor ``rst``; both keep a map back to the file as
+  written (``io.visible_text.VisibleText``), so spans slice the file, not the rendered text.
+- ``.txt``: the file's text as written (strict UTF-8, one leading byte-order mark dropped), extractor ``text``.
 - ``.html``, ``.htm``: the visible text (``html_visible_text``), extractor ``html``.
 - ``.pdf``: the text of every page through ``pypdf`` (optional extra ``claimgate[pdf]``), extractor ``pdf``.
 """
@@ -24,27 +26,33 @@ import logging
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from claimgate.errors import IngestionError
 from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
+from claimgate.io.markdown_text import markdown_visible_text
+from claimgate.io.rst_text import rst_visible_text
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
+from claimgate.io.visible_text import VisibleText
 
 #: Extractor name for each supported file extension (lower case).
 EXTRACTORS = {
-    ".md": "text",
-    ".markdown": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
     ".txt": "text",
-    ".rst": "text",
+    ".rst": "rst",
     ".html": "html",
     ".htm": "html",
     ".pdf": "pdf",
 }
 
-#: Columns of ``read_document_folder``'s frame, in order; every column has dtype ``str``.
-DOCUMENT_COLUMNS = ("doc_id", "path", "extractor", "text")
+#: Columns of ``read_document_folder``'s frame, in order; every column has dtype ``str`` but ``source_map``.
+DOCUMENT_COLUMNS = ("doc_id", "path", "extractor", "text", "source_map")
+#: Extractors whose text is rendered from markup, with a map back to the file (``VisibleText``).
+RENDERED_EXTRACTORS = {"markdown": markdown_visible_text, "rst": rst_visible_text}
 
 DEFAULT_GLOB = "**/*"
 
@@ -137,26 +145,53 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
 
 
 def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
-    """The text of one document from its raw bytes with ``extractor`` (``text``, ``html`` or ``pdf``).
+    """The text of one document from its raw bytes with ``extractor`` (see ``EXTRACTORS``).
 
-    ``text`` and ``html`` files must be strict UTF-8 (one leading byte-order mark dropped): raises
-    ``IngestionError`` ``unreadable_document`` naming the document and the byte otherwise.
+    Text, Markdown, reStructuredText and HTML files must be strict UTF-8 (one leading byte-order mark
+    dropped): raises ``IngestionError`` ``unreadable_document`` naming the document and the byte otherwise.
+    """
+    return document_extract(raw, extractor, doc_id)[0]
+
+
+def document_extract(raw: bytes, extractor: str, doc_id: str) -> tuple[str, VisibleText | None]:
+    """``(text, source_map)`` of one document: ``source_map`` maps a rendered page's characters back to
+    the file as written (``markdown``, ``rst``), ``None`` for the others. Raises as ``document_text``.
     """
     if extractor == "pdf":
-        return pdf_text(raw, doc_id)
+        return pdf_text(raw, doc_id), None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestionError("unreadable_document", f"{doc_id}: not UTF-8 at byte {exc.start}") from None
-    return html_visible_text(text) if extractor == "html" else text
+    if extractor == "html":
+        return html_visible_text(text), None
+    render = RENDERED_EXTRACTORS.get(extractor)
+    if render is None:
+        return text, None
+    try:
+        visible = render(text)
+    except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:  # parser faults
+        raise IngestionError("unreadable_document", f"{doc_id}: cannot be rendered ({type(exc).__name__})") from None
+    return visible.text, visible
 
 
-def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tuple[str, Path]]:
-    """``(doc_id, path)`` of every file under ``corpus_dir`` matching ``glob``, sorted by ``doc_id``.
+def _patterns(patterns: str | Sequence[str] | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    """One pattern or several as a tuple (``None`` or empty: ``default``)."""
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    return tuple(p for p in patterns or () if p) or default
 
-    ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
+
+def document_paths(
+    corpus_dir: str | Path, glob: str | Sequence[str] = DEFAULT_GLOB, exclude: str | Sequence[str] = ()
+) -> list[tuple[str, Path]]:
+    """``(doc_id, path)`` of every file under ``corpus_dir`` matching a pattern of ``glob``, sorted by ``doc_id``.
+
+    ``glob`` and ``exclude`` are one pattern or several (``Path.glob`` patterns, relative to
+    ``corpus_dir``): a file is listed when some ``glob`` pattern matches it and no ``exclude`` pattern
+    does. ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
-    ``invalid_corpus`` when ``corpus_dir`` is not a folder or ``glob`` matches no file,
+    ``invalid_corpus`` when ``corpus_dir`` is not a folder or the patterns match no file,
     ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
     ``not_a_regular_file`` for a matching entry that is neither a file nor a folder (a FIFO, a
     socket, a device, a dangling link or a link loop: ``entry_kind``), so no page is left out
@@ -165,14 +200,18 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     root = Path(corpus_dir)
     if not root.is_dir():
         raise IngestionError("invalid_corpus", f"corpus folder not found: {root}")
+    globs = _patterns(glob, (DEFAULT_GLOB,))
+    excluded = {path.relative_to(root).as_posix() for pattern in _patterns(exclude, ()) for path in root.glob(pattern)}
     resolved_root = root.resolve()
     found: dict[str, Path] = {}
     refused: dict[str, IngestionError] = {}  # the first in doc_id order is raised, whatever the listing order
-    for path in root.glob(glob or DEFAULT_GLOB):
+    for path in (path for pattern in globs for path in root.glob(pattern)):
         relative = path.relative_to(root)
         if any(part.startswith(".") for part in relative.parts):
             continue
         doc_id = relative.as_posix()
+        if doc_id in excluded or doc_id in found:
+            continue
         if not path.is_file():
             # A folder is walked, not read; anything else would be a page silently left out.
             kind = entry_kind(path)
@@ -186,7 +225,8 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     if refused:
         raise refused[min(refused)]
     if not found:
-        raise IngestionError("invalid_corpus", f"no file under {root} matches {glob or DEFAULT_GLOB!r}")
+        shown = ", ".join(repr(g) for g in globs)
+        raise IngestionError("invalid_corpus", f"no file under {root} matches {shown}")
     return sorted(found.items())
 
 
@@ -208,15 +248,22 @@ def entry_kind(path: Path) -> str | None:
 
 
 def read_document_folder(
-    corpus_dir: str | Path, glob: str = DEFAULT_GLOB, max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES
+    corpus_dir: str | Path,
+    glob: str | Sequence[str] = DEFAULT_GLOB,
+    max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    exclude: str | Sequence[str] = (),
 ) -> pd.DataFrame:
-    """Every document of a folder corpus, one row per file in ``doc_id`` order.
+    """Every document of a folder corpus, one row per page in ``doc_id`` order (files as ``document_paths``).
 
-    Columns (all dtype ``str``): ``doc_id`` (path relative to ``corpus_dir``, ``/`` separators), ``path``
-    (the file), ``extractor`` (``text``, ``html`` or ``pdf``; see ``EXTRACTORS``) and ``text`` (the
-    extracted text; audit spans are character offsets into it). Raises ``IngestionError`` naming the first
-    file refused, in ``doc_id`` order: ``unsupported_document`` (no extractor for its extension, or PDF
-    without the ``pdf`` extra), ``unreadable_document`` (cannot be read, not UTF-8, a broken PDF),
+    Columns: ``doc_id`` (path relative to ``corpus_dir``, ``/`` separators), ``path`` (the file),
+    ``extractor`` (``markdown``, ``rst``, ``text``, ``html`` or ``pdf``; see ``EXTRACTORS``) and ``text``
+    (the extracted text, which quotes are matched against), all dtype ``str``; ``source_map`` (object:
+    the ``VisibleText`` of a ``markdown`` or ``rst`` page, whose spans are moved back into the file as
+    written, else ``None``). A regular file whose extension has no extractor is not read: its ``doc_id``
+    is listed in ``frame.attrs["skipped"]`` (sorted). Raises ``IngestionError`` naming the first
+    file refused, in ``doc_id`` order: ``unsupported_document`` (a PDF without the ``pdf`` extra),
+    ``invalid_corpus`` (no page with an extractor at all), ``unreadable_document`` (cannot be read,
+    not UTF-8, a broken PDF),
     ``document_too_large`` (over ``max_document_bytes``), and the refusals of ``document_paths``.
     Each page is opened as a pinned source is (``io.files.open_regular_beneath``: its resolved path
     checked to be inside the folder, then opened following no link and without blocking, and checked
@@ -224,12 +271,13 @@ def read_document_folder(
     ``path_outside_root``; for a FIFO, socket or device, ``not_a_regular_file``.
     """
     rows = []
+    skipped = []
     resolved_root = os.path.realpath(corpus_dir)
-    for doc_id, path in document_paths(corpus_dir, glob):
+    for doc_id, path in document_paths(corpus_dir, glob, exclude):
         extractor = EXTRACTORS.get(path.suffix.lower())
         if extractor is None:
-            supported = ", ".join(sorted(EXTRACTORS))
-            raise IngestionError("unsupported_document", f"{doc_id}: no extractor for this file type (use {supported})")
+            skipped.append(doc_id)  # CNAME, Makefile, conf.py, an image: not a page, never read
+            continue
         # Opened as a pinned source is, not by path: a page swapped after the listing for a link
         # leading outside, or for a FIFO, is refused here instead of being read or waited on.
         try:
@@ -255,5 +303,11 @@ def read_document_folder(
             raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)
-        rows.append((doc_id, str(path), extractor, document_text(raw, extractor, doc_id)))
-    return pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS)).astype({c: "str" for c in DOCUMENT_COLUMNS})
+        rows.append((doc_id, str(path), extractor, *document_extract(raw, extractor, doc_id)))
+    if not rows:
+        supported = ", ".join(sorted(EXTRACTORS))
+        raise IngestionError("invalid_corpus", f"no page under {corpus_dir} has an extractor ({supported})")
+    frame = pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS))
+    frame = frame.astype({c: "str" for c in DOCUMENT_COLUMNS if c != "source_map"})
+    frame.attrs["skipped"] = skipped
+    return frame
