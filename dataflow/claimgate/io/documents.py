@@ -182,6 +182,11 @@ def _patterns(patterns: str | Sequence[str] | None, default: tuple[str, ...]) ->
     return tuple(p for p in patterns or () if p) or default
 
 
+def _self_and_parents(relative: Path) -> list[str]:
+    """``a/b/c.md``, ``a/b``, ``a``: the path and each folder holding it, with ``/`` separators."""
+    return [relative.as_posix(), *(p.as_posix() for p in relative.parents if p.parts)]
+
+
 def document_paths(
     corpus_dir: str | Path, glob: str | Sequence[str] = DEFAULT_GLOB, exclude: str | Sequence[str] = ()
 ) -> list[tuple[str, Path]]:
@@ -189,7 +194,8 @@ def document_paths(
 
     ``glob`` and ``exclude`` are one pattern or several (``Path.glob`` patterns, relative to
     ``corpus_dir``): a file is listed when some ``glob`` pattern matches it and no ``exclude`` pattern
-    does. ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
+    does (a pattern matching a folder, such as ``_build/**`` or ``_build``, leaves out everything in it).
+    ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
     ``invalid_corpus`` when ``corpus_dir`` is not a folder or the patterns match no file,
     ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
@@ -210,7 +216,7 @@ def document_paths(
         if any(part.startswith(".") for part in relative.parts):
             continue
         doc_id = relative.as_posix()
-        if doc_id in excluded or doc_id in found:
+        if doc_id in found or any(p in excluded for p in _self_and_parents(relative)):
             continue
         if not path.is_file():
             # A folder is walked, not read; anything else would be a page silently left out.
