@@ -280,7 +280,7 @@ class Audit:
                     raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
             return cls(dict(corpus), cache=cache)
         if Path(corpus).is_dir():
-            frame = read_document_folder(corpus, glob)
+            frame = read_document_folder(corpus, glob, cache_dir=cache)
             documents = dict(zip(frame["doc_id"], frame["text"]))
             maps = {d: m for d, m in zip(frame["doc_id"], frame["source_map"]) if m is not None}
             return cls(documents, dict(zip(frame["doc_id"], frame["extractor"])), cache=cache, source_maps=maps)

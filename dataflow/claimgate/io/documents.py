@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.extraction_cache import cached_extract
 from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
 from claimgate.io.markdown_text import markdown_visible_text
 from claimgate.io.rst_text import rst_visible_text
@@ -153,21 +154,30 @@ def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
     return document_extract(raw, extractor, doc_id)[0]
 
 
-def document_extract(raw: bytes, extractor: str, doc_id: str) -> tuple[str, VisibleText | None]:
+def document_extract(
+    raw: bytes, extractor: str, doc_id: str, cache_dir: str | Path | None = None
+) -> tuple[str, VisibleText | None]:
     """``(text, source_map)`` of one document: ``source_map`` maps a rendered page's characters back to
     the file as written (``markdown``, ``rst``), ``None`` for the others. Raises as ``document_text``.
+    With ``cache_dir`` an HTML, PDF, Markdown or reStructuredText page's extraction is read from, or
+    stored in, that folder (``io.extraction_cache``, keyed by the bytes and the extractor's version).
     """
     if extractor == "pdf":
-        return pdf_text(raw, doc_id), None
+        return cached_extract(raw, extractor, cache_dir, lambda: (pdf_text(raw, doc_id), None), None)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestionError("unreadable_document", f"{doc_id}: not UTF-8 at byte {exc.start}") from None
+    if extractor == "text":
+        return text, None
+    return cached_extract(raw, extractor, cache_dir, lambda: _rendered(text, extractor, doc_id), text)
+
+
+def _rendered(text: str, extractor: str, doc_id: str) -> tuple[str, VisibleText | None]:
+    """The extraction of a decoded HTML, Markdown or reStructuredText page."""
     if extractor == "html":
         return html_visible_text(text), None
-    render = RENDERED_EXTRACTORS.get(extractor)
-    if render is None:
-        return text, None
+    render = RENDERED_EXTRACTORS[extractor]
     try:
         visible = render(text)
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:  # parser faults
@@ -258,6 +268,7 @@ def read_document_folder(
     glob: str | Sequence[str] = DEFAULT_GLOB,
     max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     exclude: str | Sequence[str] = (),
+    cache_dir: str | Path | None = None,
 ) -> pd.DataFrame:
     """Every document of a folder corpus, one row per page in ``doc_id`` order (files as ``document_paths``).
 
@@ -266,7 +277,9 @@ def read_document_folder(
     (the extracted text, which quotes are matched against), all dtype ``str``; ``source_map`` (object:
     the ``VisibleText`` of a ``markdown`` or ``rst`` page, whose spans are moved back into the file as
     written, else ``None``). A regular file whose extension has no extractor is not read: its ``doc_id``
-    is listed in ``frame.attrs["skipped"]`` (sorted). Raises ``IngestionError`` naming the first
+    is listed in ``frame.attrs["skipped"]`` (sorted). With ``cache_dir`` each page's extraction is kept
+    in that folder between runs (``document_extract``; docs/documents.md, "Extracted text cache").
+    Raises ``IngestionError`` naming the first
     file refused, in ``doc_id`` order: ``unsupported_document`` (a PDF without the ``pdf`` extra),
     ``invalid_corpus`` (no page with an extractor at all), ``unreadable_document`` (cannot be read,
     not UTF-8, a broken PDF),
@@ -309,7 +322,7 @@ def read_document_folder(
             raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)
-        rows.append((doc_id, str(path), extractor, *document_extract(raw, extractor, doc_id)))
+        rows.append((doc_id, str(path), extractor, *document_extract(raw, extractor, doc_id, cache_dir)))
     if not rows:
         supported = ", ".join(sorted(EXTRACTORS))
         raise IngestionError("invalid_corpus", f"no page under {corpus_dir} has an extractor ({supported})")
