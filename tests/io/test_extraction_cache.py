@@ -9,6 +9,7 @@ import pytest
 from claimgate.api import Audit
 from claimgate.io import documents, extraction_cache
 from claimgate.io.documents import read_document_folder
+from claimgate.io.visible_text import PdfPages
 
 from ..api.pdfs import tiny_pdf
 
@@ -47,12 +48,13 @@ def calls(monkeypatch):
     )
     monkeypatch.setitem(documents.RENDERED_EXTRACTORS, "rst", counting("rst", documents.rst_visible_text))
     monkeypatch.setattr(documents, "html_visible_text", counting("html", documents.html_visible_text))
-    monkeypatch.setattr(documents, "pdf_text", counting("pdf", documents.pdf_text))
+    monkeypatch.setattr(documents, "pdf_text_and_pages", counting("pdf", documents.pdf_text_and_pages))
     return counted
 
 
 def _frame_values(frame):
-    maps = [None if m is None else (m.text, list(m.starts), list(m.ends), m.hidden) for m in frame["source_map"]]
+    maps = [m if m is None or isinstance(m, PdfPages) else (m.text, list(m.starts), list(m.ends), m.hidden)
+            for m in frame["source_map"]]  # fmt: skip
     return frame[["doc_id", "extractor", "text"]].values.tolist(), maps
 
 

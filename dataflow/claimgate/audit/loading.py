@@ -55,7 +55,7 @@ def folder_documents(
 
 @config.when(document_source="folder")
 def source_maps(folder_documents: pd.DataFrame) -> dict:
-    """``{doc_id: VisibleText}`` of the rendered pages (``markdown``, ``rst``): their spans go back into the file."""
+    """``{doc_id: VisibleText | PdfPages}``: rendered pages' spans go back into the file, PDF spans get pages."""
     return {d: m for d, m in zip(folder_documents["doc_id"], folder_documents["source_map"]) if m is not None}
 
 

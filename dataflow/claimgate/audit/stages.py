@@ -196,10 +196,11 @@ def audit_result(
 
     ``verdict`` is the judge's label where the judge ran, else the gate's verdict;
     ``diagnosis`` (object: dict or None) comes from ``citation_diagnoses``. With ``source_maps``
-    (``{doc_id: io.visible_text.VisibleText}``, a folder's rendered Markdown and reStructuredText
-    pages) the ``spans`` and ``elided`` of those pages are moved into the files as written
-    (``visible_text.raw_spans``: raw character offsets and lines, the raw slice, and the hidden markup
-    inside each span as its ``elided``); see docs/documents.md.
+    (``{doc_id: VisibleText | PdfPages}`` of ``io.visible_text``: a folder's rendered Markdown and
+    reStructuredText pages, and its PDFs) the ``spans`` and ``elided`` of a rendered page are moved into
+    the file as written (``raw_spans``: raw character offsets and lines, the raw slice, and the hidden
+    markup inside each span as its ``elided``) and a PDF's spans gain ``page`` and ``end_page``; see
+    docs/documents.md.
     """
     frame = judged_citations.copy()
     if source_maps:

@@ -37,7 +37,7 @@ from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, op
 from claimgate.io.markdown_text import markdown_visible_text
 from claimgate.io.rst_text import rst_visible_text
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
-from claimgate.io.visible_text import VisibleText
+from claimgate.io.visible_text import PdfPages, VisibleText
 
 #: Extractor name for each supported file extension (lower case).
 EXTRACTORS = {
@@ -114,7 +114,23 @@ def html_visible_text(markup: str) -> str:
 
 
 def pdf_text(raw: bytes, doc_id: str) -> str:
-    """The text of every page of a PDF, pages in order, each ending with ``\\n``.
+    """The text of every page of a PDF, pages in order, each ending with ``\\n`` (raises as ``pdf_page_texts``)."""
+    return pdf_text_and_pages(raw, doc_id)[0]
+
+
+def pdf_text_and_pages(raw: bytes, doc_id: str) -> tuple[str, PdfPages]:
+    """``pdf_text`` and where each page starts in it (``PdfPages``, 1-based page numbers of the file)."""
+    pieces, starts, length = [], [], 0
+    for page in pdf_page_texts(raw, doc_id):
+        starts.append(length)
+        if page:
+            pieces.append(page if page.endswith("\n") else f"{page}\n")
+            length += len(pieces[-1])
+    return "".join(pieces), PdfPages(tuple(starts))
+
+
+def pdf_page_texts(raw: bytes, doc_id: str) -> list[str]:
+    """The text of each page of a PDF, in order (``""`` for a page with none).
 
     Extracted by ``pypdf`` (the optional extra ``pip install 'claimgate[pdf]'``). Raises
     ``IngestionError``: ``unsupported_document`` when ``pypdf`` is not installed,
@@ -142,7 +158,7 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
         raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
     finally:
         pypdf_logger.setLevel(level)
-    return "".join(page if page.endswith("\n") else f"{page}\n" for page in pages if page)
+    return pages
 
 
 def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
@@ -156,14 +172,15 @@ def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
 
 def document_extract(
     raw: bytes, extractor: str, doc_id: str, cache_dir: str | Path | None = None
-) -> tuple[str, VisibleText | None]:
+) -> tuple[str, VisibleText | PdfPages | None]:
     """``(text, source_map)`` of one document: ``source_map`` maps a rendered page's characters back to
-    the file as written (``markdown``, ``rst``), ``None`` for the others. Raises as ``document_text``.
+    the file as written (``markdown``, ``rst``), or gives a PDF's page starts (``PdfPages``), ``None``
+    for the others. Raises as ``document_text``.
     With ``cache_dir`` an HTML, PDF, Markdown or reStructuredText page's extraction is read from, or
     stored in, that folder (``io.extraction_cache``, keyed by the bytes and the extractor's version).
     """
     if extractor == "pdf":
-        return cached_extract(raw, extractor, cache_dir, lambda: (pdf_text(raw, doc_id), None), None)
+        return cached_extract(raw, extractor, cache_dir, lambda: pdf_text_and_pages(raw, doc_id), None)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -276,7 +293,8 @@ def read_document_folder(
     ``extractor`` (``markdown``, ``rst``, ``text``, ``html`` or ``pdf``; see ``EXTRACTORS``) and ``text``
     (the extracted text, which quotes are matched against), all dtype ``str``; ``source_map`` (object:
     the ``VisibleText`` of a ``markdown`` or ``rst`` page, whose spans are moved back into the file as
-    written, else ``None``). A regular file whose extension has no extractor is not read: its ``doc_id``
+    written; the ``PdfPages`` of a PDF, whose spans gain their page numbers; else ``None``).
+    A regular file whose extension has no extractor is not read: its ``doc_id``
     is listed in ``frame.attrs["skipped"]`` (sorted). With ``cache_dir`` each page's extraction is kept
     in that folder between runs (``document_extract``; docs/documents.md, "Extracted text cache").
     Raises ``IngestionError`` naming the first

@@ -26,7 +26,7 @@ import numpy as np
 from claimgate.io.atomic import write_atomic
 from claimgate.io.markdown_text import EXTRACTOR_VERSION as MARKDOWN_VERSION
 from claimgate.io.rst_text import EXTRACTOR_VERSION as RST_VERSION
-from claimgate.io.visible_text import VisibleText
+from claimgate.io.visible_text import PdfPages, VisibleText
 
 #: Version of this module's file layout; part of every key.
 CACHE_FORMAT = 1
@@ -37,10 +37,10 @@ EXTRACTOR_VERSIONS = {
     "markdown": (MARKDOWN_VERSION, "markdown-it-py"),
     "rst": (RST_VERSION, "docutils"),
     "html": ("html-1", "beautifulsoup4"),
-    "pdf": ("pdf-1", "pypdf"),
+    "pdf": ("pdf-2", "pypdf"),  # 2: page starts kept
 }
 
-Extracted = tuple[str, VisibleText | None]
+Extracted = tuple[str, VisibleText | PdfPages | None]
 
 
 def _library_version(name: str) -> str:
@@ -63,6 +63,11 @@ def _read(folder: Path, key: str, raw_text: str | None) -> Extracted | None:
         if record.get("key") != key or not isinstance(record.get("text"), str):
             return None
         text = record["text"]
+        if "pages" in record:
+            starts = tuple(int(s) for s in record["pages"])
+            if any(not 0 <= s <= len(text) for s in starts) or list(starts) != sorted(starts):
+                return None
+            return text, PdfPages(starts)
         if not record.get("mapped"):
             return text, None
         with open(folder / f"{key}.npy", "rb") as handle:
@@ -78,8 +83,10 @@ def _read(folder: Path, key: str, raw_text: str | None) -> Extracted | None:
 
 def _write(folder: Path, key: str, extractor: str, extracted: Extracted) -> None:
     text, visible = extracted
-    record: dict = {"key": key, "extractor": extractor, "text": text, "mapped": visible is not None}
-    if visible is not None:
+    record: dict = {"key": key, "extractor": extractor, "text": text, "mapped": isinstance(visible, VisibleText)}
+    if isinstance(visible, PdfPages):
+        record["pages"] = list(visible.starts)
+    elif visible is not None:
         record["hidden"] = [list(h) for h in visible.hidden]
         places = np.array([visible.starts, visible.ends], dtype=np.int64).reshape(2, len(text))
         write_atomic(folder / f"{key}.npy", lambda handle: np.save(handle, places, allow_pickle=False))

@@ -14,6 +14,7 @@ would be, so a span never reaches past the characters that are really in the fil
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from array import array
@@ -68,6 +69,21 @@ class VisibleText:
             for a, b, kind in self.hidden
             if a >= start and b <= end and a < b
         ]
+
+
+@dataclass(frozen=True)
+class PdfPages:
+    """Where each page of a PDF's extracted text starts: ``starts[k]`` is page ``k + 1``'s first character.
+
+    A page with no text starts where the next one does (it adds no character), so pages keep their
+    numbers in the file (1-based) whatever pages are empty.
+    """
+
+    starts: tuple[int, ...]
+
+    def page_of(self, offset: int) -> int:
+        """The 1-based page holding extracted character ``offset`` (1 for a PDF with no page)."""
+        return max(1, bisect.bisect_right(self.starts, offset))
 
 
 class VisibleTextBuilder:
@@ -149,9 +165,11 @@ def align(text: str, source: str, cursor: int, limit: int, *, entities: bool = F
     return places, cursor
 
 
-def raw_spans(spans: list[dict], maps: Mapping[str, VisibleText]) -> list[dict]:
+def raw_spans(spans: list[dict], maps: Mapping[str, VisibleText | PdfPages]) -> list[dict]:
     """``spans`` (``{doc_id, start, end, start_line, end_line, text, ...}`` in visible characters) moved
-    into the files as written, for the documents that have a map in ``maps``; others are returned as is.
+    into the files as written, for the documents that have a ``VisibleText`` in ``maps``; a span of a
+    document with ``PdfPages`` keeps its offsets and gains ``page`` and ``end_page`` (1-based pages of its
+    first and last character); other spans are returned as is.
 
     A moved span keeps its keys: ``start``/``end`` become character offsets in the raw file (the range
     holding its visible characters), ``start_line``/``end_line`` 1-based lines of the raw file, ``text``
@@ -163,6 +181,10 @@ def raw_spans(spans: list[dict], maps: Mapping[str, VisibleText]) -> list[dict]:
     moved = []
     for span in spans:
         visible = maps.get(span.get("doc_id"))
+        if isinstance(visible, PdfPages):
+            last = max(span["start"], span["end"] - 1)
+            moved.append({**span, "page": visible.page_of(span["start"]), "end_page": visible.page_of(last)})
+            continue
         if visible is None:
             moved.append(span)
             continue
