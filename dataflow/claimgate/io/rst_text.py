@@ -120,43 +120,34 @@ def _register() -> None:
         def __contains__(self, key):
             return True
 
-    class Content(Directive):
+    class Sphinxish(Directive):
+        """A Sphinx directive as docutils sees it: an optional argument, any option, any content."""
+
         optional_arguments = 1
         final_argument_whitespace = True
         has_content = True
         option_spec = AnyOptions()
 
+    class Content(Sphinxish):
         def run(self):
             node = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, node)
             return [node]
 
-    class Silent(Directive):
-        optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = AnyOptions()
-
+    class Silent(Sphinxish):
         def run(self):
             return [nodes.comment("", "")]
 
-    class Code(Directive):
-        optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = AnyOptions()
-
+    class Code(Sphinxish):
         def run(self):
             text = "\n".join(self.content)
             node = nodes.literal_block(text, text)
             node["cg_line"] = self.content_offset + 1  # its first line of code (1-based)
             return [node]
 
-    class Described(Directive):
+    class Described(Sphinxish):
         required_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = AnyOptions()
+        optional_arguments = 0
 
         def run(self):
             node = nodes.container()
@@ -165,12 +156,8 @@ def _register() -> None:
             self.state.nested_parse(self.content, self.content_offset, node)
             return [node]
 
-    class Version(Directive):
+    class Version(Sphinxish):
         required_arguments = 1
-        optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = AnyOptions()
 
         def run(self):
             node = nodes.container()
