@@ -51,7 +51,7 @@ TARGET_PEAK_MIB = 600
 def run_baseline(manifest: Path, cases: Path, output: Path) -> None:
     """docs/gate-rules.md case by case: manifest verified once, ``decide_case`` per row, the same JSONL writer."""
     from claimgate.gate.reference import decide_case
-    from claimgate.gate.result_object import refused_result
+    from claimgate.gate.result_object import case_entry, refused_result
     from claimgate.gate.schema import load_schema
     from claimgate.io.pinned_sources import verified_sources
     from claimgate.io.sources import read_manifest

@@ -2,7 +2,7 @@
 
 Builds a real multi-page documentation site offline first: the reStructuredText sources of CMake's help
 shipped on this machine (``/usr/share/cmake-*/Help``; ``--source`` for another Sphinx source folder),
-a few of its folders (``--folders``), built by ``sphinx-build`` (from PyPI: ``pip install sphinx``) into a
+a few of its folders (``--folders``), built by ``sphinx-build`` (from PyPI: ``pip install sphinx beautifulsoup4``, the old extractor being the baseline) into a
 temporary folder that is removed afterwards (never in git). Then every built ``.html`` page is read by
 both extractors, ``--repeat`` times each, the fastest pass counting, and one markdown table prints pages
 per second and MB/s for each, side by side, with the speed-up. The baseline is the extractor of

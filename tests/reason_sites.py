@@ -3,7 +3,7 @@
 Read by ``tests/test_reason_codes.py``. Every module under ``dataflow/claimgate/`` is walked
 (whatever room it lives in), and a string literal counts as an emitted code when it stands
 
-- as the first argument (or ``reason=``) of ``IngestionError``, ``GateError``, ``DirectiveError``
+- as the first argument (or ``reason=``) of ``IngestionError``, ``GateError``, ``DirectiveError``, ``ExecutionError``
   or ``ClaimgateError``, or of the registry's lookup ``reason("...")``;
 - as a ``reason=`` keyword of any call, or in a ``decides=[...]`` tag;
 - at the place of a parameter named ``reason`` of a function defined in the package
@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-EXCEPTIONS = {"IngestionError", "GateError", "DirectiveError", "ClaimgateError"}
+EXCEPTIONS = {"IngestionError", "GateError", "DirectiveError", "ExecutionError", "ClaimgateError"}
 
 
 @dataclass(frozen=True)

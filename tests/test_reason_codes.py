@@ -14,10 +14,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import re
 import runpy
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from claimgate import reasons
@@ -330,6 +332,7 @@ CITATIONS = {
     ("too_few_tokens", "insufficient_quote"): ("trial", "fell by"),
     ("fragment_too_short", "insufficient_quote"): ("trial", "Monthly migraine days fell ... placebo"),
     ("invalid_citation", "invalid_citation"): ("trial", None),
+    ("quote_too_long", "invalid_citation"): ("trial", "word " * 20_000),
 }
 
 
@@ -416,6 +419,19 @@ def folder(tmp_path: Path, name: str, raw: bytes) -> str:
     return str(tmp_path / "pages")
 
 
+def without_pypdf(run):
+    """``run()`` while ``import pypdf`` fails, as without the ``pdf`` extra."""
+    with mock.patch.dict(sys.modules, {"pypdf": None}):
+        return run()
+
+
+def fifo_folder(tmp_path: Path) -> str:
+    """A corpus folder whose one page is a FIFO (named pipe): refused, never read (it would block)."""
+    folder(tmp_path, "guide.md", GUIDE)
+    os.mkfifo(tmp_path / "pages" / "notes.md")
+    return str(tmp_path / "pages")
+
+
 RUNS = {
     "invalid_manifest": lambda c, t: gate_command(c, t, one(t, sha256=None)),
     "duplicate_source_id": lambda c, t: gate_command(
@@ -437,7 +453,13 @@ RUNS = {
         c, t, "--corpus-dir", folder(t, "guide.md", GUIDE), citations="["
     ),
     "invalid_corpus": lambda c, t: audit_command(c, t, "--corpus-dir", str(t / "no-such-folder")),
-    "unsupported_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.bin", GUIDE)),
+    "document_too_deep": lambda c, t: audit_command(
+        c, t, "--corpus-dir", folder(t, "guide.html", b"<div>" * 1_100 + GUIDE + b"</div>" * 1_100)
+    ),
+    "not_a_regular_file": lambda c, t: audit_command(c, t, "--corpus-dir", fifo_folder(t)),
+    "unsupported_document": lambda c, t: without_pypdf(  # a file with no extractor is skipped, not refused
+        lambda: audit_command(c, t, "--corpus-dir", folder(t, "guide.pdf", b"%PDF-1.4\n"))
+    ),
     "unreadable_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.md", b"caf\xe9\n")),
     "document_too_large": lambda c, t: audit_command(
         c, t, "--corpus-dir", folder(t, "guide.md", GUIDE), "--max-source-bytes", "10"
@@ -455,6 +477,21 @@ def test_run_codes_are_produced_by_the_command_line(capsys, tmp_path, code):
     assert produced[0] in reasons.reason(code).outcomes
 
 
+def test_executor_codes_are_produced_by_the_failures_they_name():
+    """A lost worker and a lost scheduler map to their codes (whole runs: tests/execution/test_executor_faults.py)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from claimgate.execution.executors import executor_failure
+
+    assert executor_failure(BrokenProcessPool()).reason == "worker_lost"
+    pytest.importorskip("distributed")
+    from distributed.comm.core import CommClosedError
+
+    assert executor_failure(CommClosedError("gone"), client=None).reason == "scheduler_lost"
+    for code in ("worker_lost", "scheduler_lost"):
+        assert reasons.reason(code).outcomes == (Outcome("run", "refused", "ExecutionError"),)
+
+
 def test_every_registered_outcome_is_produced_by_a_test_here():
     produced = (
         {(code, reasons.reason(code).outcomes[0]) for code in CASES}
@@ -464,6 +501,7 @@ def test_every_registered_outcome_is_produced_by_a_test_here():
         | {(code, Outcome("citation", verdict)) for code, verdict in CITATIONS}
         | {("match_too_complex", Outcome("citation", "not_found"))}
         | {(code, Outcome("run", "refused", "IngestionError")) for code in RUNS}
+        | {(code, Outcome("run", "refused", "ExecutionError")) for code in ("worker_lost", "scheduler_lost")}
     )
     registered = {(r.code, outcome) for r in reasons.REASONS for outcome in r.outcomes}
     assert sorted(registered - produced, key=str) == []

@@ -9,17 +9,33 @@ and a human ``detail``:
 - ``GateError``: one request (case row) is invalid. Only that case is refused.
 - ``DirectiveError``: an eligible source declares a directive-like line that the
   claim schema does not accept. Only the cases using that source are refused.
+
+``ExecutionError`` is not a refusal: the run's executor failed (a worker or the Dask
+scheduler was lost) and nothing was written; the command exits 4.
 """
 
 from __future__ import annotations
 
+#: The longest refusal detail kept (characters): a longer one is cut, saying how long it was, so a hostile
+#: input (a 1 MB id, a 2,000-value enumeration) cannot make every refusal of a run that large.
+MAX_DETAIL_CHARS = 1000
+
+
+def bounded_detail(detail: str) -> str:
+    """``detail`` itself when at most :data:`MAX_DETAIL_CHARS` long, else its head and its length, in that bound."""
+    if len(detail) <= MAX_DETAIL_CHARS:
+        return detail
+    tail = f"... ({len(detail)} characters)"
+    return detail[: MAX_DETAIL_CHARS - len(tail)] + tail
+
 
 class ClaimgateError(Exception):
-    """Base class: a refusal with a stable ``reason`` code and a ``detail`` string."""
+    """Base class: a refusal with a stable ``reason`` code and a ``detail`` string (at most ``MAX_DETAIL_CHARS``)."""
 
     kind = "ClaimgateError"
 
     def __init__(self, reason: str, detail: str = "") -> None:
+        detail = bounded_detail(detail)
         self.reason = reason
         self.detail = detail
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -55,6 +71,12 @@ class DirectiveError(ClaimgateError):
     """An eligible source declares a directive the schema rejects; its cases are refused."""
 
     kind = "DirectiveError"
+
+
+class ExecutionError(ClaimgateError):
+    """The run's executor failed: a worker died (``worker_lost``) or the scheduler went away (``scheduler_lost``)."""
+
+    kind = "ExecutionError"
 
 
 class UsageError(Exception):

@@ -31,7 +31,7 @@ AUDIT_VERDICTS = ("found", "misattributed", "not_found", "insufficient_quote", "
 #: How a ``found`` or ``misattributed`` quote matched (``None`` otherwise): the audit row's ``match_kind``.
 MATCH_KINDS = ("exact", "elided", "bracketed")
 #: The exceptions that carry a reason code (``claimgate.errors``).
-ERROR_KINDS = ("IngestionError", "GateError", "DirectiveError")
+ERROR_KINDS = ("IngestionError", "GateError", "DirectiveError", "ExecutionError")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class Reason:
 
 
 _RUN = (Outcome("run", "refused", "IngestionError"),)
+_EXECUTOR = (Outcome("run", "refused", "ExecutionError"),)
 _SOURCE = (Outcome("source", "refused", "DirectiveError"),)
 _REQUEST = (Outcome("case", "refused", "GateError"),)
 
@@ -96,7 +97,7 @@ _REQUESTS = "docs/gate-rules.md#request-checks"
 _VERSIONS = "docs/gate-rules.md#versions"
 _DIRECTIVES = "docs/gate-rules.md#directives"
 _ORDER = "docs/gate-rules.md#decision-order"
-_AUDIT = "README.md#the-citation-audit-after-generation"
+_AUDIT = "docs/audit-rules.md#verdicts-and-reason-codes"
 _NEGATION = "docs/audit-rules.md#negation"
 _MARKS = "docs/audit-rules.md#ellipses-and-brackets"
 _EVIDENCE = "docs/audit-rules.md#minimum-evidence"
@@ -120,6 +121,13 @@ REASONS: tuple[Reason, ...] = (
         _RUN,
         "a path is absolute, has a `..` component, or a link resolves outside the manifest's (or corpus) folder",
         (_SOURCES, _FOLDER),
+    ),
+    Reason(
+        "not_a_regular_file",
+        _RUN,
+        "a `--corpus-dir` entry is a FIFO, socket, device, dangling link or link loop, or a page was swapped for "
+        "one after the listing",
+        (_FOLDER,),
     ),
     Reason("missing_source", _RUN, "a listed file does not exist or is not a regular file", (_SOURCES,)),
     Reason(
@@ -161,15 +169,33 @@ REASONS: tuple[Reason, ...] = (
     Reason(
         "unsupported_document",
         _RUN,
-        "a file of a corpus folder has no extractor (or is a PDF without the `pdf` extra)",
+        "a PDF in a corpus folder while the `pdf` extra is not installed (a file with no extractor is skipped)",
         (_FOLDER,),
     ),
     Reason("unreadable_document", _RUN, "a file of a corpus folder cannot be read or decoded", (_FOLDER,)),
     Reason(
         "document_too_large",
         _RUN,
-        "one corpus document is over `--max-source-bytes` (16 MiB) in UTF-8",
+        "one corpus document is over `--max-source-bytes` (16 MiB) in UTF-8, or a PDF over its page or text bounds",
         (_FOLDER, _REFUSED),
+    ),
+    Reason(
+        "document_too_deep",
+        _RUN,
+        "an HTML page nests elements more than 1,024 deep, or a PDF nests objects deeper than its reader can follow",
+        (_FOLDER, _REFUSED),
+    ),
+    Reason(
+        "worker_lost",
+        _EXECUTOR,
+        "an executor's worker died mid-run (killed, out of memory); exit 4, nothing written",
+        (_REFUSED,),
+    ),
+    Reason(
+        "scheduler_lost",
+        _EXECUTOR,
+        "the Dask scheduler went away mid-run; exit 4, nothing written",
+        (_REFUSED,),
     ),
     Reason(
         "invalid_source_version",
@@ -302,6 +328,12 @@ REASONS: tuple[Reason, ...] = (
         _citation("insufficient_quote"),
         "an ellipsis fragment has fewer than `min_fragment_tokens` words (default 3)",
         (_EVIDENCE,),
+    ),
+    Reason(
+        "quote_too_long",
+        _citation("invalid_citation"),
+        "the quote is over `MAX_QUOTE_CHARS` (65,536 characters); refused before any matching",
+        (_AUDIT,),
     ),
     Reason(
         "invalid_citation",

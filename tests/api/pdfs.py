@@ -1,4 +1,4 @@
-"""A tiny PDF writer for tests: one page per list of lines, Helvetica, no compression."""
+"""A tiny PDF writer for tests: one page per list of lines, Helvetica, no compression; or any objects (``raw_pdf``)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ def tiny_pdf(pages: list[list[str]]) -> bytes:
         )
         objects.append(f"<< /Length {len(content)} >>\nstream\n{content}\nendstream")
     objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    return raw_pdf(objects)
+
+
+def raw_pdf(objects: list[str]) -> bytes:
+    """The bytes of a PDF whose object ``i + 1`` is ``objects[i]`` (object 1 the catalog), with its xref table."""
     out = b"%PDF-1.4\n"
     offsets = []
     for number, body in enumerate(objects, start=1):

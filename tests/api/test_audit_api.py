@@ -103,3 +103,23 @@ def test_from_corpus_refuses_a_cache_that_is_the_corpus_file(tmp_path):
 def test_from_corpus_refuses_an_empty_cache_path(corpus):
     with pytest.raises(OutputError, match="empty"):
         Audit.from_corpus({"a": "alpha beta gamma delta"} if corpus == "dict" else CORPUS, cache="")
+
+
+def test_quote_over_the_cap_is_refused_fast():
+    import time
+
+    from claimgate.io.tables import MAX_QUOTE_CHARS
+
+    audit = Audit.from_corpus(CORPUS)
+    good = citations()[0]
+    over = {**good, "citation_id": "over", "quote": good["quote"] + " x" * MAX_QUOTE_CHARS}
+    rows = audit.check([good, over])
+    assert list(rows["reason"])[1] == "quote_too_long" and list(rows["verdict"])[1] == "invalid_citation"
+    assert rows.iloc[0].to_dict() == audit.check([good]).iloc[0].to_dict()  # the other row as it was
+    huge = {**good, "citation_id": "huge", "quote": "word " * (10 * 2**20)}  # 50 MiB
+    started = time.perf_counter()
+    rows = audit.check([huge])
+    assert time.perf_counter() - started < 5
+    assert (rows.loc[0, "verdict"], rows.loc[0, "reason"], rows.loc[0, "diagnosis"]) == (
+        "invalid_citation", "quote_too_long", None
+    )  # fmt: skip

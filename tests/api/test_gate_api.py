@@ -188,3 +188,23 @@ def test_decide_equals_decide_many_on_a_generated_table(tmp_path):
         assert json.dumps(one) == json.dumps(result)
         checked += 1
     assert checked > 500
+
+
+# ------------------------------------------------------------------ a long-lived Gate's memory (issue 22, item 14)
+
+
+def test_long_lived_gate_keeps_its_version_memo_under_its_byte_bound():
+    from claimgate.gate.memo import MEMO_BYTES, MEMO_ENTRIES
+
+    gate = Gate.from_manifest(FIXTURES / "manifest.json")
+    memo = gate.schema.versions._memo
+    for i in range(400):  # distinct 1 MB invalid versions
+        result = gate.decide(["quill-guide"], f"{i}." + "9" * 2**20, "existing_path")
+        assert result["reason"] == "invalid_requested_version"
+        assert len(json.dumps(result)) < 2000  # the refusal does not copy the version either
+        assert memo.nbytes <= MEMO_BYTES
+    # versions at the length cap, each as large in memory as a string of that length can be
+    for i in range(MEMO_ENTRIES + 100):
+        gate.schema.versions.problem(f"{i:06d}" + "\U0010fffe" * 250)
+        assert memo.nbytes <= MEMO_BYTES and len(memo) <= MEMO_ENTRIES
+    assert 0 < memo.nbytes and gate.decide(["quill-guide"], "1.0", "existing_path")["status"] == "ready"

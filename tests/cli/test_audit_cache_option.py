@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -93,3 +94,13 @@ def test_cache_that_is_an_existing_plain_file_is_refused_before_any_work(tmp_pat
     line = _refused(capsys, "--corpus", str(CORPUS), "--output", str(tmp_path / "o.jsonl"), "--cache", str(plain))
     assert "--cache" in line and "is a file, not a folder" in line
     assert plain.read_text(encoding="utf-8") == "not a folder\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX modes")
+def test_world_writable_cache_folder_is_refused_before_any_work(tmp_path, capsys, no_index_build) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    line = _refused(capsys, "--corpus", str(CORPUS), "--output", str(tmp_path / "o.jsonl"), "--cache", str(shared))
+    assert line.startswith("error: --cache: the folder") and "writable by group or others (mode 0777)" in line
+    assert list(shared.iterdir()) == [] and not (tmp_path / "o.jsonl").exists()

@@ -253,3 +253,22 @@ def test_telemetry_is_off_even_when_the_environment_turns_it_on():
     env = {**os.environ, "HAMILTON_TELEMETRY_ENABLED": "true"}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.strip() == "false"
+
+
+def test_audit_command_refuses_a_50_mb_quote_fast(tmp_path, capsys):
+    import time
+
+    from ..helpers import cli
+
+    rows = [json.loads(line) for line in (DEMO / "citations.jsonl").read_text(encoding="utf-8").splitlines()]
+    huge = {**rows[0], "citation_id": "huge", "quote": "word " * (10 * 2**20)}  # 50 MiB
+    citations = tmp_path / "citations.jsonl"
+    citations.write_text("".join(json.dumps(r) + "\n" for r in [rows[0], huge]), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    started = time.perf_counter()
+    code, _, err = cli(capsys, "audit", "--corpus", str(DEMO / "corpus.json"), "--citations", str(citations),
+                       "--output", str(out), "--quiet")  # fmt: skip
+    assert code == 0 and time.perf_counter() - started < 10, err
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert (written[1]["verdict"], written[1]["reason"]) == ("invalid_citation", "quote_too_long")
+    assert written[0]["verdict"] != "invalid_citation" and out.stat().st_size < 100_000  # the quote is not copied

@@ -8,6 +8,8 @@ selection stays exact string equality under every scheme.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -163,3 +165,66 @@ def test_csv_versions_stay_text_so_1_10_is_not_1_1(tmp_path):
 def test_quill_schema_is_major_minor():
     assert load_schema().versions == version_scheme(None)
     assert "versions" not in load_schema().as_dict()  # the seed's schema form, byte for byte
+
+
+# ------------------------------------------------------------------ hostile patterns and versions (issue 22, item 3)
+
+_NESTED = r"([0-9]+\.?)+"  # exponential in Python's backtracking re on a near-miss: 35 digits took over a minute
+
+
+def test_nested_quantifier_version_pattern_decides_in_well_under_a_second():
+    # in a child with a timeout: on a backtracking matcher this would hold the interpreter for hours
+    code = (
+        "import json, sys, time; from claimgate.gate.schema import schema_from_dict; "
+        "schema = schema_from_dict(json.loads(sys.argv[1])); version = '1' * 39 + 'x'; "
+        "t = time.perf_counter(); detail = schema.versions.problem(version); print(time.perf_counter() - t); "
+        "print(detail != '' and schema.versions.problem('1.2.3') == '')"
+    )
+    form = {"prefix": "@q", "operations": QUILL_OPERATIONS, "versions": {"pattern": _NESTED}}
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(form)], capture_output=True, text=True, timeout=20)
+    assert done.returncode == 0, done.stderr
+    seconds, decided = done.stdout.split()
+    assert float(seconds) < 0.25 and decided == "True"
+    assert done.stderr == ""  # RE2 logs nothing
+
+
+def test_over_long_version_is_refused_with_its_code(tmp_path):
+    from claimgate.gate.versions import MAX_VERSION_CHARS
+
+    long_version = "1" * (MAX_VERSION_CHARS + 1)
+    run = _run(tmp_path, _NESTED, "1.0", [_case(long_version), {**_case("1" * MAX_VERSION_CHARS), "case_id": "d"}])
+    assert run.results.loc[0, "reason"] == "invalid_requested_version"
+    assert run.results.loc[0, "detail"] == (
+        f"a version of {MAX_VERSION_CHARS + 1} characters ('{'1' * 24}'...) is over the {MAX_VERSION_CHARS} allowed"
+    )
+    assert run.results.loc[1, "reason"] == "no_eligible_version"  # at the cap: a version, just not pinned
+    assert version_scheme("semver").problem("1.0.0-" + "a" * 10**6).startswith("a version of 1000006 characters")
+
+
+@pytest.mark.parametrize("pattern", [r"([0-9])\.\1", r"(?=1)[0-9.]+", r"(?>[0-9]+)\.[0-9]"])
+def test_a_pattern_without_a_linear_time_match_is_invalid_schema(pattern):
+    with pytest.raises(IngestionError) as caught:
+        schema_from_dict({"prefix": "@q", "operations": QUILL_OPERATIONS, "versions": {"pattern": pattern}})
+    assert caught.value.reason == "invalid_schema" and "cannot be matched in linear time" in caught.value.detail
+
+
+@pytest.mark.parametrize(
+    "pattern, accepted, refused",
+    [
+        (r"^[0-9]+\.[0-9]+\Z", ["1.2"], ["1.2\n", "1.2.3"]),
+        (r"v{,1}[0-9]+", ["v1", "12"], ["vv1"]),
+        (r"[\]x]+-[0-9]", ["]x-1"], ["x]1"]),
+    ],
+)
+def test_python_spellings_of_a_pattern_are_read_as_python_reads_them(pattern, accepted, refused):
+    scheme = version_scheme(pattern)
+    assert [v for v in accepted if scheme.problem(v)] == [] and all(scheme.problem(v) for v in refused)
+
+
+def test_accepts_never_caches_an_over_long_text():
+    from claimgate.gate import versions
+
+    scheme = version_scheme(r"[0-9.]+")
+    before = versions._accepts.cache_info().currsize
+    assert not scheme.accepts("1" * (versions.MAX_VERSION_CHARS + 1)) and scheme.accepts("1.2")
+    assert versions._accepts.cache_info().currsize <= before + 1  # only the short one

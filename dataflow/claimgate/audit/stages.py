@@ -31,6 +31,7 @@ from claimgate.audit.index.cache import cached_corpus_index
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.matching.audit import audit_quote
+from claimgate.io.tables import QUOTE_TOO_LONG_REASON
 from claimgate.io.visible_text import raw_spans
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
@@ -89,7 +90,8 @@ def citation_matches(
     ``match_kind`` (``exact``/``elided``/``bracketed`` or None), ``matched_doc_ids``
     (list of str) and ``spans`` (list of ``{doc_id, start, end, start_line, end_line,
     text}`` in original characters, 1-based lines). A row with a
-    ``citation_problem`` is ``invalid_citation`` and is not matched. When a judge is
+    ``citation_problem`` is ``invalid_citation`` and is not matched (reason
+    ``quote_too_long`` for a quote over ``tables.MAX_QUOTE_CHARS``, else ``invalid_citation``). When a judge is
     configured (``llm_call``), also ``elided`` (list of ``{position, doc_id, start,
     end, start_line, end_line, text}``: what each ellipsis left out, see
     docs/audit-rules.md, "Ellipses and brackets"); without one the column is absent,
@@ -104,7 +106,8 @@ def citation_matches(
         rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress
     ):
         if problem:
-            outcomes.append(("invalid_citation", "invalid_citation", None, [], [], []))
+            reason = QUOTE_TOO_LONG_REASON if problem.startswith(f"{QUOTE_TOO_LONG_REASON}:") else "invalid_citation"
+            outcomes.append(("invalid_citation", reason, None, [], [], []))
             continue
         match = audit_quote(
             quote,

@@ -12,7 +12,9 @@ an option the command does not have is a usage error, never silently ignored.
 
 Exit status: 0 when the run completed (whatever the statuses), 2 for a usage error,
 3 when an input was refused (one line on stderr: ``error: <Kind>: <reason>: <detail>``;
-``--debug`` adds the traceback). No model is called unless ``--judge`` names one.
+``--debug`` adds the traceback), 4 when the executor failed (a worker or the Dask scheduler
+lost: ``error: ExecutionError: worker_lost|scheduler_lost: <detail>``; nothing written).
+No model is called unless ``--judge`` names one.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ import claimgate  # noqa: F401  (telemetry variable first)
 from claimgate.cli import audit, demo, gate, pin
 from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, command_parser, value_options
-from claimgate.errors import ClaimgateError, UsageError
+from claimgate.errors import ClaimgateError, ExecutionError, UsageError
 from claimgate.execution import drivers
 from claimgate.io.console import safe_console
 from claimgate.runtime import signals
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
+#: A worker or the Dask scheduler was lost during the run (``ExecutionError``); nothing was written.
+EXIT_EXECUTOR_FAILED = 4
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named.
 COMMANDS: dict[str, Command] = {
     c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, gate.COMMAND, audit.COMMAND)
@@ -79,7 +83,8 @@ def overview(prog: str) -> str:
         f"With no command, `{prog}` runs `demo`. `{prog} COMMAND --help` lists a command's options;",
         "options may stand before or after the command.",
         "",
-        "Exit status: 0 run completed, 2 usage error, 3 input refused; 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
+        "Exit status: 0 run completed, 2 usage error, 3 input refused, 4 executor failed (a worker or the",
+        "Dask scheduler lost; nothing written); 130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
     return "\n".join(lines)
 
@@ -118,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
         print_error(exc.one_line())
-        return EXIT_REFUSED
+        return EXIT_EXECUTOR_FAILED if isinstance(exc, ExecutionError) else EXIT_REFUSED
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
         return signals.interrupted_status(exc)
 

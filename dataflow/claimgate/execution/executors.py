@@ -13,9 +13,11 @@ import contextlib
 import gc
 import importlib.util
 import logging
+import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from claimgate.errors import ExecutionError
 from claimgate.execution import dask_scheduler
 from claimgate.execution import workers as workers_module
 from claimgate.runtime import signals
@@ -29,6 +31,62 @@ def check_executor(executor: str) -> None:
         raise ValueError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
     if executor == "ray" and importlib.util.find_spec("ray") is None:
         raise ValueError("--executor ray needs the optional extra: pip install 'claimgate[ray]'")
+
+
+def executor_failure(exc: BaseException, client: object | None = None) -> ExecutionError | None:
+    """The ``ExecutionError`` that ``exc`` means when it says the executor itself failed, else ``None``.
+
+    ``worker_lost``: a multiprocessing worker ended before its task was done (``BrokenProcessPool``:
+    killed, out of memory), Dask gave up on a task whose workers kept dying (``KilledWorker``) or
+    cancelled it after losing the worker (``FutureCancelledError``), or a connection closed while the
+    Dask ``client`` still had its scheduler (a worker gone mid-transfer; always so for a local cluster,
+    whose scheduler lives in this process). ``scheduler_lost``: the Dask client lost its scheduler
+    (``FutureCancelledError`` for ``scheduler-connection-lost``, or ``CommClosedError`` otherwise).
+    Only these types are read, so a task's own error and a failed output write keep their meaning.
+    """
+    from concurrent.futures.process import BrokenProcessPool
+
+    if isinstance(exc, BrokenProcessPool):
+        detail = "a multiprocessing worker stopped before its task was done (killed, or out of memory)"
+        return ExecutionError("worker_lost", f"{detail}; nothing was written")
+    distributed = sys.modules.get("distributed")  # only a Dask run has imported it
+    if distributed is None:
+        return None
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    if isinstance(exc, distributed.KilledWorker):
+        detail = "Dask workers died running a task (killed, or out of memory) until Dask gave up on it"
+        return ExecutionError("worker_lost", f"{detail}; nothing was written")
+    if isinstance(exc, FutureCancelledError) and "scheduler" not in str(exc.reason):
+        detail = f"the Dask cluster cancelled a task after losing its worker (killed, or out of memory; {exc.reason})"
+        return ExecutionError("worker_lost", f"{detail}; nothing was written")
+    scheduler_kept = client is not None and (
+        getattr(client, "cluster", None) is not None or getattr(client, "status", None) == "running"
+    )
+    if isinstance(exc, CommClosedError) and scheduler_kept:
+        detail = "a Dask worker went away while data moved to or from it (killed, or out of memory)"
+        return ExecutionError("worker_lost", f"{detail}; nothing was written")
+    if isinstance(exc, FutureCancelledError | CommClosedError):
+        return scheduler_lost()
+    return None
+
+
+def scheduler_lost() -> ExecutionError:
+    """``scheduler_lost``: the Dask client's connection to its scheduler ended during the run."""
+    return ExecutionError("scheduler_lost", "the connection to the Dask scheduler was lost; nothing was written")
+
+
+@contextlib.contextmanager
+def executor_failures(client: object | None = None) -> Iterator[None]:
+    """Raise the ``ExecutionError`` an exception in the block means (``executor_failure``); others pass as they are."""
+    try:
+        yield
+    except Exception as exc:
+        failure = executor_failure(exc, client)
+        if failure is None:
+            raise
+        raise failure from None
 
 
 @contextlib.contextmanager
@@ -54,12 +112,13 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
 
     Connects to ``scheduler`` (an address such as ``tcp://host:8786``) or, without
     one, to a ``LocalCluster`` of ``workers`` single-threaded processes with no
-    dashboard and Dask's logs at ERROR. Raises ``UsageError`` when the scheduler
-    cannot be reached.
+    dashboard and Dask's own log lines off (a lost worker is the run's one error line,
+    ``executor_failure``). Raises ``UsageError`` when the scheduler cannot be reached.
     """
     from dask.distributed import Client, LocalCluster
 
     client = cluster = None
+    restore_console = quiet_dask_console()
     try:
         # A SIGTERM while the cluster starts is held until it is up, then ends the run here,
         # where ``finally`` closes it (a half-built cluster cannot be closed).
@@ -67,7 +126,7 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
             if scheduler:
                 client = dask_scheduler.scheduler_client(Client, scheduler)
             else:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), local_cluster_start():
                     # Another cluster on this machine holds port 8787: Dask picks another and says so.
                     warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
                     cluster = LocalCluster(
@@ -75,15 +134,49 @@ def dask_client(scheduler: str | None = None, workers: int = 2) -> Iterator[obje
                         threads_per_worker=1,
                         processes=True,
                         dashboard_address=None,
-                        silence_logs=logging.ERROR,
+                        silence_logs=logging.CRITICAL,
                     )
                 client = Client(cluster)
         yield client
     finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        try:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            restore_console()
+
+
+@contextlib.contextmanager
+def local_cluster_start() -> Iterator[None]:
+    """A worker that dies while the local cluster starts (``Nanny failed to start``): ``worker_lost``, no traceback."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "failed to start" not in str(exc):
+            raise
+        detail = f"a worker of the local Dask cluster stopped while the cluster started ({exc})"
+        raise ExecutionError("worker_lost", f"{detail}; nothing was written") from None
+
+
+def quiet_dask_console() -> Callable[[], None]:
+    """Turn Dask's own console log lines off, also for a remote scheduler's client; return what turns them back on.
+
+    A lost connection makes the client log tracebacks (``distributed.client``, ``distributed.batched``)
+    on stderr; the run's one error line says what failed (``executor_failure``). The stream handlers
+    Dask put on its ``distributed`` logger are raised to CRITICAL until the returned function is called.
+    """
+    handlers = [h for h in logging.getLogger("distributed").handlers if isinstance(h, logging.StreamHandler)]
+    levels = [handler.level for handler in handlers]
+    for handler in handlers:
+        handler.setLevel(logging.CRITICAL)
+
+    def restore() -> None:
+        for handler, level in zip(handlers, levels):
+            handler.setLevel(level)
+
+    return restore
 
 
 def ray_init_config(scheduler: str | None = None, quiet: bool = True) -> dict:
@@ -133,13 +226,14 @@ def task_executor(
     elif executor == "multiprocessing":
         pool = workers_module.ParentBoundProcessExecutor(max_tasks=workers)
         try:
-            yield pool
+            with executor_failures():  # a killed worker: one line, exit 4, not a BrokenProcessPool traceback
+                yield pool
         finally:  # a run that ended early (an error, Ctrl-C, SIGTERM) stops its workers now
             workers_module.shutdown_pool(pool)
     elif executor == "dask":
         from hamilton.plugins.h_dask import DaskExecutor
 
-        with dask_client(scheduler, workers) as client:
+        with dask_client(scheduler, workers) as client, executor_failures(client):
             yield DaskExecutor(client=client)
     else:  # ray (checked above): the executor calls ray.init and ray.shutdown itself
         from hamilton.plugins.h_ray import RayTaskExecutor

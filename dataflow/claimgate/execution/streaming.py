@@ -42,7 +42,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from claimgate.execution import drivers, workers
+from claimgate.execution import drivers, executors, workers
 from claimgate.execution.settings import RunSettings
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.atomic import write_atomic
@@ -155,6 +155,19 @@ def _result(future: object) -> DecidedChunk:
     return future.result()
 
 
+def _dask_result(future: object) -> DecidedChunk:
+    """A Dask future's chunk; an ``OSError`` from the client (not the task) means the scheduler was lost.
+
+    Caught here, before ``write_atomic`` would read an ``OSError`` as the output file's failure.
+    """
+    try:
+        return future.result()
+    except OSError:
+        if future.status == "error":  # the task's own error, raised again on this side
+            raise
+        raise executors.scheduler_lost() from None
+
+
 def _decided_with_installed(case_table: pd.DataFrame) -> DecidedChunk:
     return decided_chunk(case_table, _WORKER_CONSTANTS)
 
@@ -191,16 +204,17 @@ def decided_chunks(chunks: Iterable[pd.DataFrame], constants: dict, settings: Ru
     if settings.executor == "local":
         yield _local_chunks(chunks, constants)
     elif settings.executor == "dask":
-        with drivers.dask_client(settings.scheduler, settings.workers) as client:
+        with drivers.dask_client(settings.scheduler, settings.workers) as client, executors.executor_failures(client):
             shared = client.scatter(constants, broadcast=True)
             futures = (client.submit(decided_chunk, chunk, shared, pure=False) for chunk in chunks)
-            yield _in_order(futures, _result, window)
+            yield _in_order(futures, _dask_result, window)
     elif settings.executor == "multiprocessing":
         from concurrent.futures import ProcessPoolExecutor
 
         pool = ProcessPoolExecutor(settings.workers, initializer=_start_worker, initargs=(os.getpid(), constants))
         try:
-            yield _in_order((pool.submit(_decided_with_installed, chunk) for chunk in chunks), _result, window)
+            with executors.executor_failures():  # a killed worker: one line, exit 4
+                yield _in_order((pool.submit(_decided_with_installed, chunk) for chunk in chunks), _result, window)
         except BaseException:  # a failed or interrupted run stops its workers now
             workers.shutdown_pool(types.SimpleNamespace(pool=pool))
             raise

@@ -150,6 +150,24 @@ def _candidate_lines(text: str, schema: ClaimSchema) -> Iterator[tuple[int, int,
             yield number, start, line, "scope_prefix"
 
 
+#: The longest list of allowed values a refusal spells in full (characters, as ``['refuse', 'overwrite']``);
+#: a longer enumeration is named by its count and its first values.
+ENUMERATION_CHARS = 200
+
+
+def allowed_values(values) -> str:  # noqa: ANN001 - the schema's tuple of allowed values
+    """The enumeration as a refusal names it: the list itself when short, else its count and first values."""
+    listed = str(list(values))
+    if len(listed) <= ENUMERATION_CHARS:
+        return listed  # the seed's spelling, byte for byte
+    shown: list[str] = []
+    for value in values:
+        if len(", ".join([*shown, repr(value)])) > ENUMERATION_CHARS // 2:
+            break
+        shown.append(repr(value))
+    return f"the {len(values)} allowed values ({', '.join(shown)}, ...)"
+
+
 def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> list[dict]:
     """Parse every directive of one source text.
 
@@ -185,7 +203,8 @@ def parse_directives(text: str, schema: ClaimSchema, source_id: str = "") -> lis
             raise DirectiveError("unsupported_claim_key", f"{where}: {operation}.{key}")
         if value not in allowed[key]:
             raise DirectiveError(
-                "unknown_directive_value", f"{where}: {operation}.{key}={value[:60]} not in {list(allowed[key])}"
+                "unknown_directive_value",
+                f"{where}: {operation}.{key}={value[:60]} not in {allowed_values(allowed[key])}",
             )
         if (operation, key) in seen:
             raise DirectiveError("duplicate_directive", f"{where}: {operation}.{key} declared again")

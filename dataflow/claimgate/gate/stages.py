@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from hamilton.function_modifiers import tag
 
-from claimgate.errors import DirectiveError
+from claimgate.errors import DirectiveError, bounded_detail
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.gate.directives import DIRECTIVE_ERROR_REASONS, ignored_lines_of, parse_directives
 from claimgate.gate.requests import REQUEST_CHECKS, check_request, unversioned_source_ids
@@ -72,7 +72,7 @@ def validated_requests(case_table: pd.DataFrame, verified_sources: pd.DataFrame,
             operation, reason, detail = None, "invalid_case", problem
         else:
             operation, reason, detail = check_request(request, versions, claim_schema, unversioned)
-        checked.append((position, request, operation, reason, detail))
+        checked.append((position, request, operation, reason, bounded_detail(detail)))
     refused = [(p, r, d) for p, _, _, r, d in checked if r]
     valid = [(p, q["candidate_ids"], q["requested_version"], q["claim_key"], o) for p, q, o, r, _ in checked if not r]
     decided = decisions(

@@ -14,6 +14,14 @@ for the user; it refuses instead, and the user pins and asks with one spelling.
 
 A version that is not a string (a number read from JSON or Parquet) is never turned
 into one: ``1.10`` as a float is ``1.1``, so the gate names the type and refuses.
+
+No version can hang the gate: a string longer than :data:`MAX_VERSION_CHARS` is refused
+before any pattern sees it, and a schema's own regular expression is matched by RE2
+(``google-re2``), whose time is linear in the version's length whatever the pattern
+(Python's backtracking ``re`` took over a minute on ``([0-9]+\\.?)+`` and 35 digits, and
+held the interpreter meanwhile). A pattern RE2 cannot match (a backreference, a
+lookaround, an atomic group) is refused at schema load; RE2's ``\\d``, ``\\w`` and ``\\b``
+are ASCII. Python's spellings ``\\Z`` and ``{,n}`` are read as Python reads them.
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ import re
 from dataclasses import dataclass, field
 
 from packaging.version import VERSION_PATTERN, Version
+
+from claimgate.gate.memo import MEMO_ENTRIES, BoundedMemo
 
 #: The seed's scheme, and its detail text, kept byte for byte (golden outputs hold it).
 MAJOR_MINOR = r"^[0-9]+\.[0-9]+$"
@@ -51,7 +61,7 @@ class VersionScheme:
     pattern: str = field(default=r"^[0-9]+\.[0-9]+\Z")
     # Memo of string -> problem: a batch asks about the same few versions once per case and
     # candidate, and a plain dict lookup keeps that as cheap as the seed's cached expression test.
-    _memo: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
+    _memo: BoundedMemo = field(default_factory=BoundedMemo, init=False, compare=False, hash=False, repr=False)
 
     @property
     def description(self) -> str:
@@ -63,8 +73,11 @@ class VersionScheme:
         return {"semver": "semver (MAJOR.MINOR.PATCH[-PRE][+BUILD])", "pep440": "PEP 440"}[self.name]
 
     def accepts(self, text: str) -> bool:
-        """Whether ``text`` is a version under this scheme (cached: a batch repeats few versions)."""
-        return _accepts(self.name, self.pattern, text)
+        """Whether ``text`` is a version under this scheme (cached: a batch repeats few versions).
+
+        A text over :data:`MAX_VERSION_CHARS` is not, and never reaches the cache or a pattern.
+        """
+        return len(text) <= MAX_VERSION_CHARS and _accepts(self.name, self.pattern, text)
 
     def problem(self, value: object) -> str:
         """``""`` when ``value`` is a version, else the one-line detail of the refusal.
@@ -77,15 +90,20 @@ class VersionScheme:
             if value is None:
                 return "got no version (null or missing); write versions as strings"
             return f"got {type(value).__name__} {value!r}; write versions as strings"
+        if len(value) > MAX_VERSION_CHARS:  # before the memo and any pattern: bounded time and memory
+            return f"a version of {len(value)} characters ({value[:24]!r}...) is over the {MAX_VERSION_CHARS} allowed"
         found = self._memo.get(value)
         if found is None:
-            if len(self._memo) >= MEMO_SIZE:
-                self._memo.clear()
-            found = self._memo[value] = _string_problem(self, value)
+            found = _string_problem(self, value)
+            self._memo.put(value, found)  # bounded by entries and bytes (gate/memo.py)
         return found
 
 
-MEMO_SIZE = 8192
+MEMO_SIZE = MEMO_ENTRIES  # the name before the memo was bounded by bytes too
+
+#: The longest version string read (characters): a longer requested or pinned version is refused
+#: (``invalid_requested_version``, ``invalid_source_version``) before any pattern sees it.
+MAX_VERSION_CHARS = 256
 
 
 def _string_problem(scheme: VersionScheme, text: str) -> str:
@@ -102,9 +120,59 @@ def _string_problem(scheme: VersionScheme, text: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled(name: str, pattern: str) -> re.Pattern[str]:
+def _compiled(name: str, pattern: str):  # noqa: ANN202 - an re.Pattern, or an re2 one for a schema's own pattern
+    if name == "regex":
+        return _linear_time(pattern)
     flags = re.VERBOSE | re.IGNORECASE if name == "pep440" else 0
     return re.compile(pattern, flags)
+
+
+def _linear_time(pattern: str):  # noqa: ANN202
+    """``pattern`` compiled by RE2: matching time linear in the text's length. Raises ``re2.error``."""
+    import re2  # google-re2; imported only for a schema with its own pattern
+
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern is reported by version_scheme, not logged on stderr
+    return re2.compile(_re2_spelling(pattern), options)
+
+
+_EMPTY_MINIMUM = re.compile(r"\{,[0-9]+\}")
+
+
+def _re2_spelling(pattern: str) -> str:
+    """``pattern`` with the Python spellings RE2 reads otherwise rewritten: ``\\Z`` as ``\\z``, ``{,n}`` as ``{0,n}``.
+
+    Outside character classes only (escapes are kept pairwise, so ``\\\\Z`` stays a backslash and a Z).
+    """
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            out.append("\\z" if pair == "\\Z" and not in_class else pair)
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            out.append(char)
+            i += 1
+            if pattern[i : i + 1] == "^":
+                out.append("^")
+                i += 1
+            if pattern[i : i + 1] == "]":  # a ] first in a class is a literal
+                out.append("]")
+                i += 1
+            continue
+        if char == "]" and in_class:
+            in_class = False
+        elif char == "{" and not in_class and _EMPTY_MINIMUM.match(pattern, i):
+            out.append("{0")
+            i += 1
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -119,7 +187,8 @@ def version_scheme(pattern: object) -> VersionScheme:
 
     Raises ``ValueError`` (one line, the caller's ``invalid_schema`` detail) when the
     value is not a string, is empty, is a bare word that is not a scheme name, or is
-    a regular expression that does not compile. A custom expression must match the
+    a regular expression that does not compile, in Python's ``re`` or in RE2 (no
+    backreference, lookaround or atomic group: versions are matched in linear time). A custom expression must match the
     whole version (``re.fullmatch``).
     """
     if pattern is None or pattern == "major.minor":
@@ -137,5 +206,12 @@ def version_scheme(pattern: object) -> VersionScheme:
         re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"versions.pattern {pattern!r} is not a regular expression: {exc}") from None
+    try:
+        _compiled("regex", pattern)
+    except Exception as exc:  # noqa: BLE001 - re2.error (its message is bytes)
+        reason = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ValueError(
+            f"versions.pattern {pattern!r} cannot be matched in linear time ({reason}): "
+            "backreferences, lookarounds and atomic groups are not accepted"
+        ) from None
     return VersionScheme("regex", pattern)
-

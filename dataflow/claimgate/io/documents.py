@@ -24,7 +24,6 @@ import errno
 import io
 import logging
 import os
-import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ import pandas as pd
 from claimgate.errors import IngestionError
 from claimgate.io.extraction_cache import cached_extract
 from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
+from claimgate.io.html_text import MAX_HTML_DEPTH, html_visible_text  # noqa: F401  (re-exported)
 from claimgate.io.markdown_text import markdown_visible_text
 from claimgate.io.rst_text import rst_visible_text
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
@@ -57,60 +57,14 @@ RENDERED_EXTRACTORS = {"markdown": markdown_visible_text, "rst": rst_visible_tex
 
 DEFAULT_GLOB = "**/*"
 
-# Elements whose content is never shown on the page.
-_HIDDEN_ELEMENTS = frozenset({"script", "style", "template", "noscript", "head", "title"})
-# Elements that start and end a line of visible text.
-_BLOCK_ELEMENTS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "caption", "dd", "details", "div", "dl", "dt",
-        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
-        "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody",
-        "td", "tfoot", "th", "thead", "tr", "ul",
-    }
-)  # fmt: skip
-_INLINE_WHITESPACE = re.compile(r"\s+")
-
-
-def html_visible_text(markup: str) -> str:
-    """The text a browser shows for ``markup``: one string, lines ended by ``\\n``.
-
-    Parsed by ``beautifulsoup4`` with Python's ``html.parser`` (pure Python, tolerant of broken markup).
-    Character references are decoded (``&amp;`` is ``&``, ``&nbsp;`` a space); ``script``, ``style``,
-    ``template``, ``noscript`` and the ``head`` (with its ``title``) are dropped, as are comments;
-    white space inside a line collapses to one space, except in ``pre``, whose line breaks are kept;
-    block elements (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line. Spaces at
-    the start and end of each line are dropped, and so are empty lines.
-    An empty or invisible page gives ``""``.
-    """
-    from bs4 import BeautifulSoup
-    from bs4.element import NavigableString, PreformattedString, Tag
-
-    pieces: list[str] = []
-
-    def walk(node: Tag, in_pre: bool) -> None:
-        for child in node.children:
-            if isinstance(child, PreformattedString):  # comments, doctype, CDATA, processing instructions
-                continue
-            if isinstance(child, NavigableString):
-                text = str(child)
-                pieces.append(text if in_pre else _INLINE_WHITESPACE.sub(" ", text))
-            elif isinstance(child, Tag):
-                name = child.name.lower()
-                if name in _HIDDEN_ELEMENTS:
-                    continue
-                if name == "br":
-                    pieces.append("\n")
-                    continue
-                block = name in _BLOCK_ELEMENTS
-                if block:
-                    pieces.append("\n")
-                walk(child, in_pre or name == "pre")
-                if block:
-                    pieces.append("\n")
-
-    walk(BeautifulSoup(markup, "html.parser"), in_pre=False)
-    lines = (line.strip(" \t\r\f\v\xa0") for line in "".join(pieces).split("\n"))
-    return "".join(f"{line}\n" for line in lines if line)
+#: Entries a PDF's page tree may list (``document_too_large`` past it): pages, each as often as it is
+#: listed, and the nodes grouping them. A 600 KB page tree listing one page 100,000 times took 48 s and
+#: 2.2 GB; counted before pypdf flattens the tree, such a file is refused at once.
+MAX_PDF_PAGES = 10_000
+#: Characters of text one PDF page may give, and a whole PDF (``document_too_large`` past either): a
+#: dense printed page holds about 5,000; a page drawing one form thousands of times holds millions.
+MAX_PDF_PAGE_CHARS = 1_000_000
+MAX_PDF_TEXT_CHARS = 16 * 1024 * 1024
 
 
 def pdf_text(raw: bytes, doc_id: str) -> str:
@@ -134,7 +88,10 @@ def pdf_page_texts(raw: bytes, doc_id: str) -> list[str]:
 
     Extracted by ``pypdf`` (the optional extra ``pip install 'claimgate[pdf]'``). Raises
     ``IngestionError``: ``unsupported_document`` when ``pypdf`` is not installed,
-    ``unreadable_document`` when the file is not a PDF pypdf can read, or is encrypted with a password.
+    ``unreadable_document`` when the file is not a PDF pypdf can read (whatever pypdf raises), or is
+    encrypted with a password, ``document_too_deep`` when its objects nest deeper than pypdf can recurse,
+    ``document_too_large`` when its page tree lists more than ``MAX_PDF_PAGES`` entries or a page gives
+    more than ``MAX_PDF_PAGE_CHARS`` characters (the whole file more than ``MAX_PDF_TEXT_CHARS``).
     """
     try:
         from pypdf import PdfReader
@@ -151,13 +108,97 @@ def pdf_page_texts(raw: bytes, doc_id: str) -> list[str]:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted and not reader.decrypt(""):
             raise IngestionError("unreadable_document", f"{doc_id}: the PDF is encrypted with a password")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        listed = pdf_page_tree_entries(reader, MAX_PDF_PAGES)
+        if listed > MAX_PDF_PAGES:
+            raise IngestionError("document_too_large", f"{doc_id}: the PDF lists more than {MAX_PDF_PAGES} pages")
+        pages = _bounded_page_texts(reader, doc_id)
     except IngestionError:
         raise
+    except RecursionError:  # objects nested hundreds deep (arrays in a content stream): pypdf recurses
+        raise IngestionError("document_too_deep", f"{doc_id}: the PDF nests objects too deeply to read") from None
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:  # broken files
+        raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
+    except Exception as exc:  # anything else pypdf raises on a hostile file refuses this document, never a traceback
         raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
     finally:
         pypdf_logger.setLevel(level)
+    return pages
+
+
+def pdf_page_tree_entries(reader: object, limit: int) -> int:
+    """Entries of the page tree of ``reader`` (a ``pypdf.PdfReader``), counting no further than ``limit + 1``.
+
+    Pages count as often as they are listed, and so do the ``/Pages`` nodes grouping them, so a tree that
+    lists one node many times cannot make the count small while pypdf's flattening copies every listing.
+    Walked with an explicit stack; a node listed inside itself (a cycle) is not entered again (pypdf
+    refuses such a file when it flattens the tree). Entries that are not dictionaries are not counted.
+    """
+    from pypdf.generic import DictionaryObject
+
+    root = reader.trailer["/Root"].get_object()["/Pages"].get_object()
+    if not isinstance(root, DictionaryObject):
+        return 0
+    entries = 0
+    path: set[int] = {id(root)}  # the /Pages nodes from the root to the one being listed
+    stack = [(id(root), iter(_pdf_kids(root)))]
+    while stack:
+        node_id, kids = stack[-1]
+        kid = next(kids, None)
+        if kid is None:
+            stack.pop()
+            path.discard(node_id)
+            continue
+        node = kid.get_object()
+        if not isinstance(node, DictionaryObject):
+            continue
+        entries += 1
+        if entries > limit:
+            break
+        if "/Kids" in node and id(node) not in path:
+            path.add(id(node))
+            stack.append((id(node), iter(_pdf_kids(node))))
+    return entries
+
+
+def _pdf_kids(node: object) -> list:
+    kids = node.get("/Kids")
+    kids = kids.get_object() if kids is not None else None
+    return list(kids) if isinstance(kids, list) else []
+
+
+class _PdfTextLimit(Exception):
+    """Raised from pypdf's text visitor once a page, or the file, has given more text than allowed."""
+
+
+def _bounded_page_texts(reader: object, doc_id: str) -> list[str]:
+    """The text of each page of ``reader``, stopping (``document_too_large``) past the text bounds.
+
+    pypdf hands each run of text to ``visitor_text`` as it extracts it, so a page that would give
+    millions of characters is stopped while it is read, not after its text is built.
+    """
+    total = 0
+    pages = []
+    for number, page in enumerate(reader.pages, start=1):
+        seen = [0]  # characters this page has given so far
+
+        def visit(text: str, *_: object, seen: list = seen, before: int = total) -> None:
+            seen[0] += len(text)
+            if seen[0] > MAX_PDF_PAGE_CHARS or before + seen[0] > MAX_PDF_TEXT_CHARS:
+                raise _PdfTextLimit
+
+        try:
+            text = page.extract_text(visitor_text=visit) or ""
+        except _PdfTextLimit:
+            text = ""
+        page_chars = max(seen[0], len(text))
+        if page_chars > MAX_PDF_PAGE_CHARS:
+            detail = f"page {number} of the PDF gives more than {MAX_PDF_PAGE_CHARS} characters of text"
+            raise IngestionError("document_too_large", f"{doc_id}: {detail}")
+        if total + page_chars > MAX_PDF_TEXT_CHARS:
+            detail = f"the PDF gives more than {MAX_PDF_TEXT_CHARS} characters of text"
+            raise IngestionError("document_too_large", f"{doc_id}: {detail}")
+        total += len(text)
+        pages.append(text)
     return pages
 
 
@@ -193,7 +234,10 @@ def document_extract(
 def _rendered(text: str, extractor: str, doc_id: str) -> tuple[str, VisibleText | None]:
     """The extraction of a decoded HTML, Markdown or reStructuredText page."""
     if extractor == "html":
-        return html_visible_text(text), None
+        try:
+            return html_visible_text(text), None
+        except IngestionError as exc:  # a bound of the HTML reader: name the document
+            raise IngestionError(exc.reason, f"{doc_id}: {exc.detail}") from None
     render = RENDERED_EXTRACTORS[extractor]
     try:
         visible = render(text)

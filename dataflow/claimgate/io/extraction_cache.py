@@ -36,7 +36,7 @@ FOLDER = "extracted"
 EXTRACTOR_VERSIONS = {
     "markdown": (MARKDOWN_VERSION, "markdown-it-py"),
     "rst": (RST_VERSION, "docutils"),
-    "html": ("html-1", "beautifulsoup4"),
+    "html": ("html-2", "lxml"),  # 2: lxml's event parser
     "pdf": ("pdf-2", "pypdf"),  # 2: page starts kept
 }
 

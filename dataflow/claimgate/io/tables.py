@@ -300,14 +300,23 @@ def read_citation_rows(citations_path: str | Path) -> list:
     raise IngestionError(reason, f"{path.name}: unknown format (use {', '.join(CITATION_FORMATS)})")
 
 
+#: The longest quote audited (characters): a longer one is the verdict ``invalid_citation`` with the
+#: reason ``quote_too_long`` before any matching (a 50 MB quote once took minutes and gigabytes).
+MAX_QUOTE_CHARS = 65_536
+#: The reason code of a quote over :data:`MAX_QUOTE_CHARS`; its ``citation_problem`` starts with it.
+QUOTE_TOO_LONG_REASON = "quote_too_long"
+
+
 def citation_table_frame(rows: list) -> pd.DataFrame:
     """Frame of citations with per-row problems found.
 
     Columns: ``position`` (int64), ``citation_id``, ``claim``, ``doc_id``, ``quote``
     (object: str or None) and ``citation_problem`` (str: ``""`` or why the row gets
     the verdict ``invalid_citation``: not an object, no non-empty string
-    ``citation_id``/``doc_id``, a ``quote`` or ``claim`` that is not a string, or a
-    ``citation_id`` repeating an earlier row's). A missing ``claim`` is ``""``; an
+    ``citation_id``/``doc_id``, a ``quote`` or ``claim`` that is not a string, a
+    ``quote`` over :data:`MAX_QUOTE_CHARS` characters (the problem starts with
+    ``quote_too_long:``, the row's reason code), or a ``citation_id`` repeating an
+    earlier row's). A missing ``claim`` is ``""``; an
     empty ``quote`` is kept (it is ``insufficient_quote``, not invalid).
     """
     columns: dict[str, list] = {name: [] for name in CITATION_FIELDS}
@@ -328,6 +337,10 @@ def citation_table_frame(rows: list) -> pd.DataFrame:
             problem = "doc_id must be a non-empty string"
         elif not isinstance(quote, str):
             problem = "quote must be a string"
+        elif len(quote) > MAX_QUOTE_CHARS:  # before any matching: time and memory stay bounded
+            problem = (
+                f"{QUOTE_TOO_LONG_REASON}: a quote of {len(quote)} characters is over the {MAX_QUOTE_CHARS} allowed"
+            )
         elif claim is None:
             claim = ""
         elif not isinstance(claim, str):

@@ -41,11 +41,20 @@ TERMINATION_GRACE_SECONDS = 20.0
 
 _exit_deadline: dict = {"timer": None}
 
+#: The process that installed the handlers (``install_termination_handlers``); forked children differ.
+_installed_in: dict = {"pid": None}
+
 #: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
 _deferral: dict = {"depth": 0, "pending": None}
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
+    if _installed_in["pid"] not in (None, os.getpid()):
+        # A forked child (a pool worker before its initializer ran) inherited this handler: it has no
+        # clean-up of the run's to do, so it ends by the signal's default action, as if never handled.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     # Ignore further termination signals while cleaning up: a second SIGTERM (some
     # supervisors repeat it) must not interrupt the clean-up of the first.
     for other in TERMINATION_SIGNALS:
@@ -112,6 +121,7 @@ def install_termination_handlers() -> bool:
     """
     if threading.current_thread() is not threading.main_thread():
         return False
+    _installed_in["pid"] = os.getpid()
     for signum in TERMINATION_SIGNALS:
         if signal.getsignal(signum) is signal.SIG_IGN:
             continue

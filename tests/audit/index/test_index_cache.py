@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -184,8 +187,21 @@ def _format_1_file(tmp_path: Path, monkeypatch, docs) -> tuple[str, Path]:
     with monkeypatch.context() as patch:
         patch.setattr(index_cache, "INDEX_FORMAT", 1)
         key = index_cache.corpus_key(docs)
-        patch.setattr(index_cache, "_payload", lambda index: payload)
-        return key, index_cache.store_index(tmp_path, key, index)
+    return key, _file_with_payload(tmp_path, key, len(docs), pickle.dumps(payload, protocol=5), index_format=1)
+
+
+def _file_with_payload(folder: Path, key: str, n_documents: int, payload: bytes, index_format: int) -> Path:
+    """A cache file with a well-formed header of ``index_format`` (its digest right) before ``payload``'s bytes."""
+    header = {
+        "documents": n_documents,
+        "format": index_format,
+        "key": key,
+        "normalizer": index_cache.NORMALIZER_VERSION,
+        "payload_sha256": hashlib.sha256(payload).hexdigest(),
+    }
+    path = index_cache.cache_path(folder, key)
+    path.write_bytes(b"claimgate-corpus-index\n" + json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
+    return path
 
 
 def test_format_1_cache_is_rebuilt_not_misread(tmp_path: Path, monkeypatch) -> None:
@@ -247,16 +263,16 @@ def test_every_flipped_bit_of_a_small_cache_file_is_detected(tmp_path) -> None:
             index_cache.read_index(tmp_path, key, docs)
 
 
-def test_damaged_payload_is_never_unpickled(tmp_path, monkeypatch) -> None:
+def test_damaged_payload_is_never_decoded(tmp_path, monkeypatch) -> None:
     path, good = _stored_file(tmp_path)
     damaged = bytearray(good)
     damaged[-100] ^= 0x10
     path.write_bytes(bytes(damaged))
 
     def refuse(*args, **kwargs):
-        raise AssertionError("damaged bytes reached pickle")
+        raise AssertionError("damaged bytes reached the decoder")
 
-    monkeypatch.setattr(index_cache.pickle, "load", refuse)
+    monkeypatch.setattr(index_cache, "_read_arrays", refuse)
     with pytest.raises(index_cache.DamagedCacheError, match="digest"):
         index_cache.read_index(tmp_path, index_cache.corpus_key(DOCS), DOCS)
 
@@ -265,7 +281,8 @@ def test_bad_payload_under_a_matching_digest_is_rebuilt_not_raised(tmp_path, mon
     # a file another (buggy) writer made: the digest is right but the payload is not an index
     key = index_cache.corpus_key(DOCS)
     with monkeypatch.context() as patch:
-        patch.setattr(index_cache, "_payload", lambda index: {"doc_ids": sorted(DOCS), "segments": [(0, 0)]})
+        bad = {"records": {"doc_ids": sorted(DOCS), "segments": [0], "arrays": []}, "arrays": {}}
+        patch.setattr(index_cache, "_payload", lambda index: bad)
         path = index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
     rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
     assert rows.to_json() == COLD_ROWS
@@ -289,3 +306,131 @@ def test_audit_command_with_a_flipped_bit_in_its_cache_warns_and_writes_the_cold
         assert (tmp_path / "flipped.jsonl").read_bytes() == (tmp_path / "cold.jsonl").read_bytes()
         assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["warning"]
         assert path.read_bytes() == good
+
+
+# ------------------------------------------------------------------ hostile files and folders (issue 22, item 1)
+
+
+class _RunsCode:
+    """Unpickling this runs ``exec`` on a line that writes ``marker`` (what a planted cache file would do)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
+
+
+@pytest.mark.parametrize("header_format", [4, index_cache.INDEX_FORMAT])
+def test_planted_cache_file_that_would_run_code_is_never_executed(tmp_path, capsys, header_format) -> None:
+    # a pickle under a header whose key, document count and payload digest are all right
+    marker, folder = tmp_path / "ran", tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    payload = pickle.dumps({"doc_ids": sorted(DOCS), "run": _RunsCode(marker)}, protocol=5)
+    _file_with_payload(folder, index_cache.corpus_key(DOCS), len(DOCS), payload, header_format)
+    with pytest.raises(index_cache.DamagedCacheError):
+        index_cache.read_index(folder, index_cache.corpus_key(DOCS), DOCS)
+    rows = Audit.from_corpus(DOCS, cache=folder).check(CITATIONS)
+    assert not marker.exists()
+    assert rows.to_json() == COLD_ROWS
+    assert capsys.readouterr().err.count("warning:") == 1
+    assert index_cache.load_index(folder, index_cache.corpus_key(DOCS), DOCS) is not None  # replaced by a real one
+
+
+def test_planted_object_array_in_a_cache_file_is_never_unpickled(tmp_path) -> None:
+    # the new layout itself: records naming an array, and that array an object array holding a pickle
+    import io
+
+    marker = tmp_path / "ran"
+    records = {"doc_ids": sorted(DOCS), "strings": [], "segments": [], "joined_words": [], "ellipses": [],
+               "brackets": [], "arrays": ["token_postings_keys"]}  # fmt: skip
+    array_bytes = io.BytesIO()
+    np.lib.format.write_array(array_bytes, np.array([_RunsCode(marker)], dtype=object), allow_pickle=True)
+    payload = json.dumps(records).encode() + b"\n" + array_bytes.getvalue()
+    key = index_cache.corpus_key(DOCS)
+    _file_with_payload(tmp_path, key, len(DOCS), payload, index_cache.INDEX_FORMAT)
+    with pytest.raises(index_cache.DamagedCacheError, match="cannot be loaded"):
+        index_cache.read_index(tmp_path, key, DOCS)
+    assert not marker.exists()
+
+
+def test_cache_load_path_imports_no_pickle() -> None:
+    import ast
+
+    from claimgate.audit.index import payload as index_payload
+
+    for module in (index_cache, index_payload):  # the cache file's reader and writer, and the payload's layout
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not {"pickle", "cPickle", "dill", "cloudpickle", "marshal", "shelve"} & imported
+        allow = [k.value.value for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
+                 if k.arg == "allow_pickle"]  # fmt: skip
+        assert allow and not any(allow)  # every array is read and written with allow_pickle=False
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
+def test_world_writable_cache_folder_is_refused(tmp_path) -> None:
+    from claimgate.errors import OutputError
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o777)
+    with pytest.raises(OutputError, match=r"^cache: the folder .* is writable by group or others \(mode 0777\)"):
+        Audit.from_corpus(DOCS, cache=folder)
+    with pytest.raises(OutputError, match="writable by group or others"):
+        Audit(dict(DOCS), cache=folder)  # the plain constructor checks too
+    assert list(folder.iterdir()) == []  # nothing read or written there
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
+def test_group_writable_cache_file_is_refused_and_one_found_on_opening_is_rebuilt(tmp_path) -> None:
+    from claimgate.errors import OutputError
+
+    key = index_cache.corpus_key(DOCS)
+    path = index_cache.store_index(tmp_path / "cache", key, build_corpus_index(DOCS))
+    path.chmod(0o664)
+    with pytest.raises(OutputError, match=r"the cache file .* is writable by group or others \(mode 0664\)"):
+        Audit.from_corpus(DOCS, cache=tmp_path / "cache")
+    # changed between the folder's check and the load: treated as damaged (a warning, a rebuild)
+    with pytest.raises(index_cache.DamagedCacheError, match="writable by group or others"):
+        index_cache.read_index(tmp_path / "cache", key, DOCS)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown to another user needs root")
+def test_cache_file_of_another_user_is_refused(tmp_path) -> None:
+    from claimgate.errors import OutputError
+
+    key = index_cache.corpus_key(DOCS)
+    path = index_cache.store_index(tmp_path / "cache", key, build_corpus_index(DOCS))
+    os.chown(path, 65534, 65534)
+    with pytest.raises(OutputError, match=r"owned by another user \(uid 65534\)"):
+        Audit.from_corpus(DOCS, cache=tmp_path / "cache")
+    with pytest.raises(index_cache.DamagedCacheError, match="owned by another user"):
+        index_cache.read_index(tmp_path / "cache", key, DOCS)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX modes")
+def test_cache_folder_and_file_are_made_private_whatever_the_umask(tmp_path) -> None:
+    old = os.umask(0o002)
+    try:
+        Audit.from_corpus(DOCS, cache=tmp_path / "new" / "cache")
+    finally:
+        os.umask(old)
+    (path,) = (tmp_path / "new" / "cache").glob("corpus-index-*.bin")
+    assert (tmp_path / "new" / "cache").stat().st_mode & 0o777 == 0o700
+    assert path.stat().st_mode & 0o777 == 0o600
+    Audit.from_corpus(DOCS, cache=tmp_path / "new" / "cache")  # and the next run accepts them
+
+
+def test_four_audits_sharing_one_cache_folder_agree_and_leave_one_loadable_file(tmp_path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = tmp_path / "shared-cache"
+    with ThreadPoolExecutor(4) as pool:  # cold and racing: each builds, stores and renames into place
+        rows = list(pool.map(lambda _: Audit.from_corpus(DOCS, cache=folder).check(CITATIONS).to_json(), range(4)))
+    assert rows == [COLD_ROWS] * 4
+    assert [p.name for p in folder.iterdir()] == [index_cache.cache_path(folder, index_cache.corpus_key(DOCS)).name]
+    with ThreadPoolExecutor(4) as pool:  # warm and racing: each loads
+        rows = list(pool.map(lambda _: Audit.from_corpus(DOCS, cache=folder).check(CITATIONS).to_json(), range(4)))
+    assert rows == [COLD_ROWS] * 4

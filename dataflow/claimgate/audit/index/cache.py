@@ -14,36 +14,51 @@ missing, of another format or whose recorded key differs is ignored and the
 index is rebuilt and written again (fail safe: a cache can cost a rebuild, never
 change a verdict). Damage inside a file (a flipped bit, a truncation, bytes
 appended) is caught by the SHA-256 of the payload the header records, checked
-before anything is unpickled; a damaged file, or any error while reading,
-unpickling or rebuilding the index from it, gives one ``warning:`` line on stderr,
+before anything is decoded; a damaged file, or any error while reading,
+decoding or rebuilding the index from it, gives one ``warning:`` line on stderr,
 a rebuild and a rewrite of the file. Files are written atomically
 (:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens,
 their offsets and everything found per document when the index was built
 (negations, elision stops, ellipses, brackets, joined words), not the texts (they
 come from the corpus itself on load): a load runs no per-document rule.
 
+Reading a file runs no code from it, whoever wrote it: the payload is one line of
+plain JSON records (``json.loads``) and numpy ``.npy`` arrays read with
+``allow_pickle=False`` (an object array is refused, never unpickled), each checked
+for the dtype this module writes. No pickle is on the load path. A cache folder, or
+a cache file in it, that another user owns or that group or others may write is
+refused before any work (:func:`check_cache_folder`, a usage error, exit 2); a file
+found so when it is opened is treated as damaged (a warning and a rebuild, which
+replaces it with a file of this user's, mode ``0o600``). A folder this module
+creates is made ``0o700``.
+
 File format: the line ``claimgate-corpus-index``, a JSON header line
-``{"documents", "format", "key", "normalizer", "payload_sha256"}`` (keys sorted), then a pickle (protocol 5) of
-compact arrays (int32 token ids and character offsets by run of documents; postings as
-int64 distinct keys, offsets and int32 document numbers) and the few per-document extras. Only files this
-module wrote are read: the file name and the header both carry the key, and
-the cache folder is the user's own (``--cache DIR``); do not point it at a folder
-others can write to, as unpickling runs code.
+``{"documents", "format", "key", "normalizer", "payload_sha256"}`` (keys sorted), then
+the payload: one line of JSON records (document ids, the token strings, segment
+starts, ellipses, brackets, and the names of the arrays that follow,
+in order), then those arrays as ``.npy`` streams (int32 token ids and character
+offsets by run of documents; per-document negations and elision stops in
+compressed-row form; joined words likewise; postings as int64 distinct keys, offsets and int32 document
+numbers).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import pickle
+import os
+import stat
 import struct
 import sys
-from array import array
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from claimgate.audit.index.document_table import DocumentTable, TokenSegment
-from claimgate.audit.index.postings import Postings
+import numpy as np
+
+from claimgate.audit.index.payload import index_from as _index_from
+from claimgate.audit.index.payload import payload_of as _payload
+from claimgate.audit.index.payload import read_arrays as _read_arrays
+from claimgate.audit.index.payload import records as _records
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.text.normalize import NORMALIZER_VERSION
 from claimgate.errors import OutputError
@@ -63,7 +78,8 @@ class DamagedCacheError(Exception):
 #: 3: postings as distinct keys, offsets and documents (:class:`claimgate.audit.index.postings.Postings`);
 #: tokens as the segments of a :class:`claimgate.audit.index.document_table.DocumentTable`.
 #: 4: the header records ``payload_sha256``, the SHA-256 of every byte after the header line.
-INDEX_FORMAT = 4
+#: 5: no pickle: JSON records and ``.npy`` arrays (read with ``allow_pickle=False``).
+INDEX_FORMAT = 5
 _MAGIC = b"claimgate-corpus-index\n"
 
 
@@ -81,40 +97,6 @@ def corpus_key(documents: Mapping[str, str]) -> str:
 def cache_path(cache_dir: str | Path, key: str) -> Path:
     """The file holding the index of the corpus with ``key``."""
     return Path(cache_dir) / f"corpus-index-{key}.bin"
-
-
-def _payload(index: CorpusIndex) -> dict:
-    """The index as a few flat arrays and the per-document extras of its :class:`DocumentTable` (no texts)."""
-    table = index.docs if isinstance(index.docs, DocumentTable) else DocumentTable.from_documents(index.docs)
-    return {
-        "doc_ids": table.doc_ids,
-        "strings": index.strings,
-        "segments": [(s.first_doc, s.first, s.token_ids, s.starts, s.ends) for s in table.segments],
-        "negations": {k: v.tobytes() for k, v in table.negations.items()},
-        # only where they are not the negations themselves (a token in an unlisted script): rare
-        "elision_stops": {k: v.tobytes() for k, v in table.elision_stops.items()},
-        "joined_words": table.joined_words,
-        "ellipses": sorted(table.ellipses),
-        "brackets": {k: sorted(v) for k, v in table.brackets.items()},
-        "postings": [(p.keys, p.offsets, p.docs) for p in (index.token_postings, index.pair_postings)],
-    }
-
-
-def _index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
-    doc_ids = payload["doc_ids"]
-    table = DocumentTable(
-        doc_ids,
-        [documents[doc_id] for doc_id in doc_ids],
-        [TokenSegment(*arrays) for arrays in payload["segments"]],
-        {k: array("i", v) for k, v in payload["negations"].items()},
-        {k: array("i", v) for k, v in payload["elision_stops"].items()},
-        payload["joined_words"],
-        frozenset(payload["ellipses"]),
-        {k: frozenset(v) for k, v in payload["brackets"].items()},
-    )
-    strings = payload["strings"]
-    postings = [Postings(*arrays) for arrays in payload["postings"]]
-    return CorpusIndex(doc_ids, table, dict(zip(strings, range(len(strings)))), strings, *postings)
 
 
 def _header(key: str, n_documents: int, payload_sha256: str) -> dict:
@@ -137,9 +119,10 @@ def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
     Raises ``DamagedCacheError`` for a file that is there but unreadable, foreign, of
     another format or normalizer, with another key or document count, whose payload's
     SHA-256 differs from the one its header records (any flipped bit, truncation or
-    appended byte), or that fails in any way while it is unpickled and turned into an
-    index. The digest is checked before the payload is unpickled: damaged bytes never
-    reach ``pickle``.
+    appended byte), that another user owns or group or others may write (checked on
+    the open file), or that fails in any way while it is decoded and turned into an
+    index. The digest is checked before the payload is decoded: damaged bytes never
+    reach the decoder, and the decoder runs no code (JSON and ``allow_pickle=False``).
     """
     path = cache_path(cache_dir, key)
     try:
@@ -150,6 +133,9 @@ def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
         raise DamagedCacheError(f"cannot read it: {exc.strerror or exc}") from None
     try:
         with handle:
+            unsafe = _unsafe_owner_or_mode(os.fstat(handle.fileno()))
+            if unsafe:
+                raise DamagedCacheError(f"it is {unsafe}")
             if handle.readline() != _MAGIC:
                 raise DamagedCacheError("not an index cache file")
             header = json.loads(handle.readline())
@@ -160,8 +146,9 @@ def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
             if hashlib.file_digest(handle, _DIGEST).hexdigest() != header["payload_sha256"]:
                 raise DamagedCacheError("its payload does not match the digest in its header")
             handle.seek(start)
-            payload = pickle.load(handle)
-        if payload["doc_ids"] != sorted(documents):
+            records = _records(handle.readline())
+            payload = {"records": records, "arrays": _read_arrays(handle, records["arrays"])}
+        if records["doc_ids"] != sorted(documents):
             raise DamagedCacheError("its document ids differ from the corpus's")
         return _index_from(payload, documents)
     except DamagedCacheError:
@@ -184,7 +171,7 @@ def load_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
 
 
 class _DigestingWriter:
-    """A file-like ``write`` that feeds every byte written to ``digest`` too (pickle writes in 64 KiB frames)."""
+    """A file-like ``write`` that feeds every byte written to ``digest`` too (arrays are written in chunks)."""
 
     def __init__(self, handle, digest) -> None:
         self.handle = handle
@@ -196,22 +183,27 @@ class _DigestingWriter:
 
 
 def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
-    """Write ``index`` under ``key`` atomically (the folder is created if needed); returns the file's path.
+    """Write ``index`` under ``key`` atomically (the folder is created ``0o700`` if needed); returns the file's path.
 
-    The payload is pickled straight into the file while its SHA-256 is computed, then
+    The payload is written straight into the file while its SHA-256 is computed, then
     the header's placeholder digest (same length) is overwritten with it: the payload
-    is never held in memory as one more copy.
+    is never held in memory as one more copy. The file is left ``0o600`` (mode bits
+    group or others could write through would make the next run refuse it).
     """
     path = cache_path(cache_dir, key)
     n_documents = len(index.doc_ids)
     payload = _payload(index)
+    Path(cache_dir).mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def write(handle) -> None:
         handle.write(_MAGIC)
         placeholder = _header_line(_header(key, n_documents, _NO_DIGEST))
         handle.write(placeholder)
         digest = hashlib.new(_DIGEST)
-        pickle.dump(payload, _DigestingWriter(handle, digest), protocol=5)
+        out = _DigestingWriter(handle, digest)
+        out.write(json.dumps(payload["records"], separators=(",", ":")).encode() + b"\n")
+        for name in payload["records"]["arrays"]:
+            np.lib.format.write_array(out, np.ascontiguousarray(payload["arrays"][name]), allow_pickle=False)
         header = _header_line(_header(key, n_documents, digest.hexdigest()))
         if len(header) != len(placeholder):  # sorted keys, fixed-length hex: the line keeps its length
             raise RuntimeError("index cache header changed length")
@@ -220,7 +212,19 @@ def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
         handle.seek(0, 2)
 
     write_atomic(path, write)
+    os.chmod(path, 0o600)
     return path
+
+
+def _unsafe_owner_or_mode(st: os.stat_result) -> str | None:
+    """Why a cache folder or file with this status cannot be trusted (another owner, writable by others), or None."""
+    if not hasattr(os, "geteuid"):  # no POSIX owners (Windows): nothing to check
+        return None
+    if st.st_uid != os.geteuid():
+        return f"owned by another user (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
 
 
 def check_cache_folder(
@@ -238,8 +242,10 @@ def check_cache_folder(
     paths; the same-file rules of :func:`claimgate.io.atomic.check_output_not_input`);
     a path inside one of ``input_folders`` (``--corpus-dir``), where the cache files
     would be read as documents by the next run
-    (:func:`claimgate.io.atomic.check_output_outside`). The message is one line
-    starting with ``label`` (the option or argument naming the cache).
+    (:func:`claimgate.io.atomic.check_output_outside`); an existing folder, or an
+    existing cache file in it, that another user owns or that group or others may
+    write (anyone who can write there could plant an index that changes verdicts).
+    The message is one line starting with ``label`` (the option or argument naming the cache).
     """
     if str(cache_dir).strip() == "":
         raise OutputError(f"{label}: the path is empty; give the folder to keep the corpus index in")
@@ -251,6 +257,32 @@ def check_cache_folder(
         raise OutputError(f"{label}: {exc}") from None
     if Path(cache_dir).exists() and not Path(cache_dir).is_dir():
         raise OutputError(f"{label}: {cache_dir} is a file, not a folder; give the folder to keep the corpus index in")
+    check_cache_owner(cache_dir, label)
+
+
+def check_cache_owner(cache_dir: str | Path, label: str = "--cache") -> None:
+    """Refuse (``OutputError``) an existing cache folder, or a cache file in it, of another user or writable by others.
+
+    A folder that does not exist yet is fine (:func:`store_index` creates it ``0o700``).
+    The folder's status follows a symbolic link (a link to one's own folder is fine);
+    the files' do not (a link in the folder is judged as the link).
+    """
+    try:
+        unsafe = _unsafe_owner_or_mode(os.stat(cache_dir))
+        if unsafe:
+            raise OutputError(
+                f"{label}: the folder {cache_dir} is {unsafe}; keep the index cache in a folder of your own"
+            )
+        with os.scandir(cache_dir) as entries:
+            files = [e for e in entries if e.name.startswith("corpus-index-")]
+        for entry in files:
+            unsafe = _unsafe_owner_or_mode(entry.stat(follow_symlinks=False))
+            if unsafe:
+                raise OutputError(
+                    f"{label}: the cache file {entry.path} is {unsafe}; remove it or keep the cache elsewhere"
+                )
+    except OSError:  # missing, under a file, unreadable: nothing planted to load; writing it will warn if it fails
+        return
 
 
 def cached_corpus_index(
@@ -262,10 +294,12 @@ def cached_corpus_index(
     stored; when the folder cannot be written the run goes on with the built index
     and one ``warning:`` line on stderr (a cache only ever saves time). A damaged
     file (see :func:`read_index`) gives one ``warning:`` line too, and is rebuilt and
-    written again.
+    written again. A folder of another user or writable by others is refused
+    (``OutputError``, see :func:`check_cache_owner`).
     """
     if cache_dir is None:
         return build(documents)
+    check_cache_owner(cache_dir, "cache")  # again: Audit(documents, cache=...) has no check before this
     key = corpus_key(documents)
     try:
         index = read_index(cache_dir, key, documents)

@@ -1,0 +1,165 @@
+"""The corpus index as plain data for the index cache: JSON records and flat numpy arrays, nothing that runs code.
+
+Why this module exists: the cache file (:mod:`claimgate.audit.index.cache`) once held
+a pickle, and unpickling a file someone else planted runs their code. Here the index
+is taken apart into records (ids, token strings, segment bounds, ellipses, brackets:
+plain JSON) and int arrays (tokens and offsets, per-document negations, elision stops
+and joined words in compressed-row form, postings), and put back together from them.
+
+What it refuses to do: read anything but those. Arrays are ``.npy`` streams read with
+``allow_pickle=False`` (an object array raises), each must have the dtype its name
+says (:data:`_DTYPES`) and one dimension, and bytes after the last array are an
+error; every error is a ``ValueError`` or ``KeyError`` the cache turns into "damaged,
+rebuilt".
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Mapping
+
+import numpy as np
+import orjson
+
+from claimgate.audit.index.document_table import DocumentTable, TokenSegment
+from claimgate.audit.index.postings import Postings
+from claimgate.audit.index.types import CorpusIndex
+
+
+def payload_of(index: CorpusIndex) -> dict:
+    """The index as JSON records and flat arrays of its :class:`DocumentTable` (no texts): ``{"records", "arrays"}``."""
+    table = index.docs if isinstance(index.docs, DocumentTable) else DocumentTable.from_documents(index.docs)
+    arrays: dict[str, np.ndarray] = {}
+    for part in ("first", "token_ids", "starts", "ends"):  # one array each, the segments end to end
+        arrays[f"segments_{part}"] = _concatenated([getattr(segment, part) for segment in table.segments], part)
+    # elision stops only where they are not the negations themselves (a token in an unlisted script): rare
+    for name in ("negations", "elision_stops"):
+        arrays.update(_rows_arrays(name, getattr(table, name)))
+    arrays.update(_joined_words_arrays(table.joined_words))
+    for name, p in (("token_postings", index.token_postings), ("pair_postings", index.pair_postings)):
+        arrays.update({f"{name}_keys": p.keys, f"{name}_offsets": p.offsets, f"{name}_docs": p.docs})
+    records = {
+        "doc_ids": table.doc_ids,
+        "strings": index.strings,
+        "segments": [[segment.first_doc, segment.n_docs, len(segment.token_ids)] for segment in table.segments],
+        "ellipses": sorted(table.ellipses),
+        "brackets": [[k, sorted(v)] for k, v in table.brackets.items()],
+        "arrays": list(arrays),
+    }
+    return {"records": records, "arrays": arrays}
+
+
+def _concatenated(arrays: list[np.ndarray], part: str) -> np.ndarray:
+    dtype = np.int64 if part == "first" else np.int32
+    return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.empty(0, dtype)
+
+
+def _rows_arrays(name: str, rows: Mapping[int, array]) -> dict[str, np.ndarray]:
+    """``{document number: int32 array}`` as three arrays: the numbers, offsets into the values, the values."""
+    numbers = np.fromiter(rows, dtype=np.int64, count=len(rows))
+    offsets = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum([len(v) for v in rows.values()], out=offsets[1:])
+    values = np.frombuffer(b"".join(v.tobytes() for v in rows.values()), dtype=np.int32)
+    return {f"{name}_docs": numbers, f"{name}_offsets": offsets, f"{name}_values": values}
+
+
+def _rows_from(arrays: Mapping[str, np.ndarray], name: str) -> dict[int, array]:
+    numbers, offsets = arrays[f"{name}_docs"].tolist(), arrays[f"{name}_offsets"].tolist()
+    values = arrays[f"{name}_values"].tobytes()
+    if len(offsets) != len(numbers) + 1:
+        raise ValueError(f"{name}: {len(numbers)} documents but {len(offsets)} offsets")
+    rows = {}
+    for j, k in enumerate(numbers):
+        row = rows[k] = array("i")
+        row.frombytes(values[4 * offsets[j] : 4 * offsets[j + 1]])
+    return rows
+
+
+def _joined_words_arrays(joined_words: Mapping[int, Mapping[int, tuple]]) -> dict[str, np.ndarray]:
+    """Joined-word readings as flat arrays: one entry per (document, position), its readings in order, as pairs."""
+    entries = [(k, at, words) for k, by_position in joined_words.items() for at, words in by_position.items()]
+    offsets = np.zeros(len(entries) + 1, np.int64)
+    np.cumsum([len(words) for _, _, words in entries], out=offsets[1:])
+    return {
+        "joined_words_docs": np.array([k for k, _, _ in entries], np.int64),
+        "joined_words_at": np.array([at for _, at, _ in entries], np.int64),
+        "joined_words_offsets": offsets,
+        "joined_words_pairs": np.array([n for _, _, words in entries for w in words for n in w], np.int64),
+    }
+
+
+def _joined_words_from(arrays: Mapping[str, np.ndarray]) -> dict[int, dict[int, tuple]]:
+    docs, positions = arrays["joined_words_docs"].tolist(), arrays["joined_words_at"].tolist()
+    offsets, flat = arrays["joined_words_offsets"].tolist(), arrays["joined_words_pairs"].tolist()
+    if not len(docs) == len(positions) == len(offsets) - 1 or len(flat) != 2 * offsets[-1]:
+        raise ValueError("joined words: arrays of different lengths")
+    readings = list(zip(flat[::2], flat[1::2]))
+    joined: dict[int, dict[int, tuple]] = {}
+    for k, at, lo, hi in zip(docs, positions, offsets, offsets[1:]):
+        by_position = joined.get(k)
+        if by_position is None:
+            by_position = joined[k] = {}
+        by_position[at] = tuple(readings[lo:hi])
+    return joined
+
+
+#: The dtype of every array a cache file holds, by the end of its name (anything else: a damaged file).
+_DTYPES = {
+    "_first": (np.int64,), "_token_ids": (np.int32,), "_starts": (np.int32,), "_ends": (np.int32,),
+    "_docs": (np.int32, np.int64), "_offsets": (np.int32, np.int64), "_keys": (np.int64,), "_values": (np.int32,),
+    "_at": (np.int64,), "_pairs": (np.int64,),
+}  # fmt: skip
+
+
+def read_arrays(handle, names: list) -> dict[str, np.ndarray]:
+    """The ``.npy`` arrays that follow the records, in order; never unpickles (``allow_pickle=False``)."""
+    arrays = {}
+    for name in names:
+        if not isinstance(name, str) or name in arrays:
+            raise ValueError("bad array name")
+        values = np.lib.format.read_array(handle, allow_pickle=False)
+        allowed = next((dtypes for end, dtypes in _DTYPES.items() if name.endswith(end)), ())
+        if values.ndim != 1 or not any(values.dtype == np.dtype(d) for d in allowed):  # native byte order
+            raise ValueError(f"array {name[:40]!r} of dtype {values.dtype.str} and {values.ndim} dimensions")
+        arrays[name] = values
+    if handle.read(1):
+        raise ValueError("bytes after the last array")
+    return arrays
+
+
+def records(line: bytes) -> dict:
+    """The payload's JSON records (``orjson``, several times faster on the ids; ``json`` for lone surrogates)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:  # a lone surrogate (an id or token read with surrogatepass), written as \udxxx
+        return json.loads(line)
+
+
+def index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
+    records, arrays = payload["records"], payload["arrays"]
+    doc_ids = records["doc_ids"]
+    segments, docs_at, tokens_at = [], 0, 0
+    for first_doc, n_docs, n_tokens in records["segments"]:  # views into the four arrays, no copy
+        first = arrays["segments_first"][docs_at : docs_at + n_docs + 1]
+        tokens = [
+            arrays[f"segments_{part}"][tokens_at : tokens_at + n_tokens] for part in ("token_ids", "starts", "ends")
+        ]
+        if len(first) != n_docs + 1 or any(len(t) != n_tokens for t in tokens) or first[-1] - first[0] != n_tokens:
+            raise ValueError("a segment outside its arrays")
+        segments.append(TokenSegment(first_doc, first, *tokens))
+        docs_at, tokens_at = docs_at + n_docs + 1, tokens_at + n_tokens
+    table = DocumentTable(
+        doc_ids,
+        [documents[doc_id] for doc_id in doc_ids],
+        segments,
+        _rows_from(arrays, "negations"),
+        _rows_from(arrays, "elision_stops"),
+        _joined_words_from(arrays),
+        frozenset(records["ellipses"]),
+        {k: frozenset(v) for k, v in records["brackets"]},
+    )
+    strings = records["strings"]
+    postings = [Postings(*(arrays[f"{name}_{part}"] for part in ("keys", "offsets", "docs")))
+                for name in ("token_postings", "pair_postings")]  # fmt: skip
+    return CorpusIndex(doc_ids, table, dict(zip(strings, range(len(strings)))), strings, *postings)
