@@ -252,6 +252,7 @@ class Audit:
         *,
         glob: str | Sequence[str] = DEFAULT_GLOB,
         cache: str | Path | None = None,
+        html_main_content: bool = False,
     ) -> Audit:
         """An audit over a folder of pages, a corpus JSON file ``{doc_id: text}``, or such a dict.
 
@@ -280,7 +281,7 @@ class Audit:
                     raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
             return cls(dict(corpus), cache=cache)
         if Path(corpus).is_dir():
-            frame = read_document_folder(corpus, glob, cache_dir=cache)
+            frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)
             documents = dict(zip(frame["doc_id"], frame["text"]))
             maps = {d: m for d, m in zip(frame["doc_id"], frame["source_map"]) if m is not None}
             return cls(documents, dict(zip(frame["doc_id"], frame["extractor"])), cache=cache, source_maps=maps)

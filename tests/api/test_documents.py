@@ -252,7 +252,7 @@ def test_glob_without_corpus_dir_is_a_usage_error(tmp_path, capsys):
     code, _, err = cli(
         capsys, "audit", "--corpus", "c.json", "--glob", "*.md", "--citations", "c.jsonl", "--output", "o.jsonl"
     )
-    assert code == 2 and "--glob and --exclude need --corpus-dir" in err
+    assert code == 2 and "--glob, --exclude and --html-main-content need --corpus-dir" in err
 
 
 @pytest.mark.parametrize("inside", ["1.4.0/out.csv", "out.jsonl", "new/sub/out.json"])

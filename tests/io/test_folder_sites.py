@@ -108,4 +108,4 @@ def test_exclude_without_corpus_dir_is_a_usage_error(tmp_path, capsys):
     code, _, err = cli(
         capsys, "audit", "--corpus", "c.json", "--exclude", "x", "--citations", "c.jsonl", "--output", "o.jsonl"
     )
-    assert code == 2 and "--glob and --exclude need --corpus-dir" in err
+    assert code == 2 and "--glob, --exclude and --html-main-content need --corpus-dir" in err

@@ -43,14 +43,17 @@ def folder_documents(
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     corpus_exclude: str | list = (),
     cache_dir: str | None = None,
+    html_main_content: bool = False,
 ) -> pd.DataFrame:
     """Every page of the folder matching ``corpus_glob`` and no ``corpus_exclude`` pattern, extracted.
 
     Columns of ``documents.read_document_folder``: ``doc_id, path, extractor, text`` (str), ``source_map``
     (object); files with no extractor are listed in ``attrs["skipped"]``. With ``cache_dir`` (the index
     cache's folder) each page's extracted text is kept there too (``io.extraction_cache``).
+    ``html_main_content``:
+    HTML pages without their navigation chrome (docs/documents.md, "Extractors").
     """
-    return read_document_folder(corpus_dir, corpus_glob, max_source_bytes, corpus_exclude, cache_dir)
+    return read_document_folder(corpus_dir, corpus_glob, max_source_bytes, corpus_exclude, cache_dir, html_main_content)
 
 
 @config.when(document_source="folder")

@@ -134,6 +134,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--exclude", metavar="PATTERN", action="append", help="files of --corpus-dir to leave out (repeatable)"
     )
     parser.add_argument(
+        "--html-main-content",
+        action="store_true",
+        help="read HTML pages of --corpus-dir without their chrome (nav, aside, page header/footer, ARIA navigation)",
+    )
+    parser.add_argument(
         "--verbose", action="store_true", help="name the files of --corpus-dir skipped for having no extractor"
     )
     parser.add_argument("--citations", required=True, help="citations (.jsonl, .json, .csv)")
@@ -169,8 +174,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
-    if (args.glob or args.exclude) and not args.corpus_dir:
-        raise UsageError("--glob and --exclude need --corpus-dir")
+    if (args.glob or args.exclude or args.html_main_content) and not args.corpus_dir:
+        raise UsageError("--glob, --exclude and --html-main-content need --corpus-dir")
     from claimgate.audit.judge import load_judge
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
@@ -192,7 +197,9 @@ def run_audit_command(args: argparse.Namespace) -> int:
     elif args.manifest is not None:
         documents = drivers.PinnedManifest(args.manifest)
     else:
-        documents = drivers.DocumentFolder(args.corpus_dir, tuple(args.glob or ()), tuple(args.exclude or ()))
+        documents = drivers.DocumentFolder(
+            args.corpus_dir, tuple(args.glob or ()), tuple(args.exclude or ()), args.html_main_content
+        )
     run = drivers.run_audit(
         args.citations,
         documents,

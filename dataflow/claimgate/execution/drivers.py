@@ -237,6 +237,7 @@ class DocumentFolder:
     path: str | Path
     glob: str | tuple | None = None
     exclude: tuple = ()
+    html_main_content: bool = False  # HTML pages without navigation, banners, asides (docs/documents.md)
 
 
 @dataclass(frozen=True)
@@ -266,6 +267,7 @@ def _document_inputs(documents: Documents) -> tuple[str, dict]:
             "corpus_dir": str(documents.path),
             **({"corpus_glob": globs} if globs else {}),
             **({"corpus_exclude": list(documents.exclude)} if documents.exclude else {}),
+            **({"html_main_content": True} if documents.html_main_content else {}),
         }
     raise TypeError(
         f"documents must be a CorpusFile, PinnedManifest, DocumentFolder or IndexedCorpus, not {documents!r}"

@@ -212,13 +212,14 @@ def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
 
 
 def document_extract(
-    raw: bytes, extractor: str, doc_id: str, cache_dir: str | Path | None = None
+    raw: bytes, extractor: str, doc_id: str, cache_dir: str | Path | None = None, main_content: bool = False
 ) -> tuple[str, VisibleText | PdfPages | None]:
     """``(text, source_map)`` of one document: ``source_map`` maps a rendered page's characters back to
     the file as written (``markdown``, ``rst``), or gives a PDF's page starts (``PdfPages``), ``None``
     for the others. Raises as ``document_text``.
     With ``cache_dir`` an HTML, PDF, Markdown or reStructuredText page's extraction is read from, or
     stored in, that folder (``io.extraction_cache``, keyed by the bytes and the extractor's version).
+    ``main_content``: an HTML page's chrome is dropped (``html_text.html_visible_text``).
     """
     if extractor == "pdf":
         return cached_extract(raw, extractor, cache_dir, lambda: pdf_text_and_pages(raw, doc_id), None)
@@ -228,14 +229,15 @@ def document_extract(
         raise IngestionError("unreadable_document", f"{doc_id}: not UTF-8 at byte {exc.start}") from None
     if extractor == "text":
         return text, None
-    return cached_extract(raw, extractor, cache_dir, lambda: _rendered(text, extractor, doc_id), text)
+    key = "html_main" if extractor == "html" and main_content else extractor
+    return cached_extract(raw, key, cache_dir, lambda: _rendered(text, extractor, doc_id, main_content), text)
 
 
-def _rendered(text: str, extractor: str, doc_id: str) -> tuple[str, VisibleText | None]:
+def _rendered(text: str, extractor: str, doc_id: str, main_content: bool) -> tuple[str, VisibleText | None]:
     """The extraction of a decoded HTML, Markdown or reStructuredText page."""
     if extractor == "html":
         try:
-            return html_visible_text(text), None
+            return html_visible_text(text, main_content), None
         except IngestionError as exc:  # a bound of the HTML reader: name the document
             raise IngestionError(exc.reason, f"{doc_id}: {exc.detail}") from None
     render = RENDERED_EXTRACTORS[extractor]
@@ -330,6 +332,7 @@ def read_document_folder(
     max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     exclude: str | Sequence[str] = (),
     cache_dir: str | Path | None = None,
+    html_main_content: bool = False,
 ) -> pd.DataFrame:
     """Every document of a folder corpus, one row per page in ``doc_id`` order (files as ``document_paths``).
 
@@ -341,6 +344,7 @@ def read_document_folder(
     A regular file whose extension has no extractor is not read: its ``doc_id``
     is listed in ``frame.attrs["skipped"]`` (sorted). With ``cache_dir`` each page's extraction is kept
     in that folder between runs (``document_extract``; docs/documents.md, "Extracted text cache").
+    ``html_main_content``: HTML pages are read in main-content mode (navigation, banners, asides out).
     Raises ``IngestionError`` naming the first
     file refused, in ``doc_id`` order: ``unsupported_document`` (a PDF without the ``pdf`` extra),
     ``invalid_corpus`` (no page with an extractor at all), ``unreadable_document`` (cannot be read,
@@ -384,7 +388,8 @@ def read_document_folder(
             raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)
-        rows.append((doc_id, str(path), extractor, *document_extract(raw, extractor, doc_id, cache_dir)))
+        extracted = document_extract(raw, extractor, doc_id, cache_dir, html_main_content)
+        rows.append((doc_id, str(path), extractor, *extracted))
     if not rows:
         supported = ", ".join(sorted(EXTRACTORS))
         raise IngestionError("invalid_corpus", f"no page under {corpus_dir} has an extractor ({supported})")

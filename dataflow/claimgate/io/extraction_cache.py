@@ -37,6 +37,7 @@ EXTRACTOR_VERSIONS = {
     "markdown": (MARKDOWN_VERSION, "markdown-it-py"),
     "rst": (RST_VERSION, "docutils"),
     "html": ("html-2", "lxml"),  # 2: lxml's event parser
+    "html_main": ("html-main-1", "lxml"),  # HTML in main-content mode
     "pdf": ("pdf-2", "pypdf"),  # 2: page starts kept
 }
 

@@ -29,9 +29,18 @@ _BLOCK_ELEMENTS = frozenset(
     }
 )  # fmt: skip
 _INLINE_WHITESPACE = re.compile(r"\s+")
+#: Main-content mode: elements that are page chrome, never content.
+CHROME_ELEMENTS = frozenset({"nav", "aside"})
+#: Main-content mode: elements that are page chrome outside a sectioning element (a page's banner and
+#: footer; an ``article``'s or ``section``'s own ``header`` holds its title and stays).
+PAGE_CHROME_ELEMENTS = frozenset({"header", "footer"})
+SECTIONING_ELEMENTS = frozenset({"article", "section", "main", "blockquote", "details", "dialog", "fieldset",
+                                 "figure", "td"})  # fmt: skip
+#: Main-content mode: ARIA roles of page chrome (navigation, and the landmarks of the elements above).
+CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
 
 
-def html_visible_text(markup: str) -> str:
+def html_visible_text(markup: str, main_content: bool = False) -> str:
     """The text a browser shows for ``markup``: one string, lines ended by ``\\n``.
 
     Parsed by ``lxml`` (libxml2's HTML parser: tolerant of broken markup, in time linear in the page's
@@ -42,6 +51,10 @@ def html_visible_text(markup: str) -> str:
     inside a line collapses to one space, except in ``pre``, whose line breaks are kept; block elements
     (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line. Spaces at the start and end
     of each line are dropped, and so are empty lines. An empty or invisible page gives ``""``.
+    With ``main_content`` page chrome is dropped too: ``nav`` and ``aside`` (``CHROME_ELEMENTS``), a
+    ``header`` or ``footer`` outside any sectioning element (``PAGE_CHROME_ELEMENTS``,
+    ``SECTIONING_ELEMENTS``), and any element whose ARIA ``role`` is ``navigation``, ``banner``,
+    ``contentinfo``, ``complementary`` or ``search`` (``CHROME_ROLES``); rules in docs/documents.md.
     Raises ``IngestionError`` ``document_too_deep`` for elements nested deeper than ``MAX_HTML_DEPTH``.
     """
     from lxml import etree
@@ -56,7 +69,7 @@ def html_visible_text(markup: str) -> str:
     # everything below 2,048 levels of nesting. Its parser events, read by a target, have neither
     # problem (tests/io/test_hostile_html.py). The markup goes in as UTF-8 bytes with the encoding
     # named, so a ``<meta charset>`` or an XML declaration cannot make it decode the text another way.
-    target = _VisibleText()
+    target = _VisibleText(main_content)
     parser = etree.HTMLParser(encoding="utf-8", huge_tree=True, target=target)
     pieces = etree.fromstring(data, parser)
     lines = (line.strip(" \t\r\f\v\xa0") for line in "".join(pieces).split("\n"))
@@ -70,11 +83,20 @@ class _VisibleText:
     white space is collapsed over the whole run at the next tag, as one text node would be.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, main_content: bool = False) -> None:
         self.pieces: list[str] = []
         self.pending: list[str] = []
-        self.open: list[tuple[bool, bool]] = []  # per open element: (hidden, in pre), inherited by children
-        self.hidden = self.in_pre = False
+        # per open element: (hidden, in pre, in a sectioning element), inherited by children
+        self.open: list[tuple[bool, bool, bool]] = []
+        self.hidden = self.in_pre = self.sectioned = False
+        self.main_content = main_content
+
+    def _chrome(self, name: str, attrib) -> bool:
+        """Whether an element is page chrome in main-content mode (``html_visible_text``)."""
+        if name in CHROME_ELEMENTS or (name in PAGE_CHROME_ELEMENTS and not self.sectioned):
+            return True
+        roles = str(attrib.get("role") or "").lower().split()
+        return any(role in CHROME_ROLES for role in roles)
 
     def _flush(self) -> None:
         if self.pending:
@@ -86,11 +108,12 @@ class _VisibleText:
         self._flush()
         if len(self.open) >= MAX_HTML_DEPTH:
             raise IngestionError("document_too_deep", f"HTML nested deeper than {MAX_HTML_DEPTH} elements")
-        self.open.append((self.hidden, self.in_pre))
+        self.open.append((self.hidden, self.in_pre, self.sectioned))
         name = tag.lower()
-        if self.hidden or name in _HIDDEN_ELEMENTS:
+        if self.hidden or name in _HIDDEN_ELEMENTS or (self.main_content and self._chrome(name, attrib)):
             self.hidden = True
             return
+        self.sectioned = self.sectioned or name in SECTIONING_ELEMENTS
         if name == "br" or name in _BLOCK_ELEMENTS:
             self.pieces.append("\n")
         self.in_pre = self.in_pre or name == "pre"
@@ -99,7 +122,7 @@ class _VisibleText:
         self._flush()
         if not self.hidden and tag.lower() in _BLOCK_ELEMENTS:
             self.pieces.append("\n")
-        self.hidden, self.in_pre = self.open.pop() if self.open else (False, False)
+        self.hidden, self.in_pre, self.sectioned = self.open.pop() if self.open else (False, False, False)
 
     def data(self, text: str) -> None:
         if not self.hidden:
