@@ -283,3 +283,15 @@ def test_every_output_row_carries_its_quote_and_claim_so_one_file_is_enough_to_r
     assert edits  # the diagnosis's quote spans point into the row's own quote
     for edit in edits:
         assert rows[0]["quote"][slice(*edit["quote_span"])] == edit["quote"]
+
+
+def test_a_quote_refused_for_its_length_is_written_by_its_head_and_length(tmp_path):
+    from claimgate.errors import MAX_DETAIL_CHARS
+
+    citations = tmp_path / "c.jsonl"
+    huge = "word " * 20_000  # 100,000 characters: over tables.MAX_QUOTE_CHARS
+    citations.write_text(json.dumps({"citation_id": "h", "doc_id": "trial-report", "quote": huge}) + "\n")
+    (row,) = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json")))
+    assert row["reason"] == "quote_too_long"
+    assert len(row["quote"]) <= MAX_DETAIL_CHARS and row["quote"].endswith("(100000 characters)")
+    assert huge.startswith(row["quote"][:900])

@@ -6,6 +6,7 @@ An option means the same before or after the command; one the command does not h
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +83,8 @@ def test_every_option_of_every_command_parses_the_same_before_and_after_it(name,
         parsed.append(vars(parser.parse_args(rest)))
     assert parsed[0] == parsed[1]
     expected = True if action.nargs == 0 else (action.type or str)(given[1])
+    if isinstance(action, argparse._AppendAction):  # a repeatable option (--glob, --exclude) collects a list
+        expected = [expected]
     assert parsed[0][action.dest] == expected
 
 

@@ -31,6 +31,7 @@ from claimgate.audit.index.cache import cached_corpus_index
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.matching.audit import audit_quote
+from claimgate.errors import bounded_detail
 from claimgate.io.tables import QUOTE_TOO_LONG_REASON
 from claimgate.io.visible_text import raw_spans
 
@@ -206,6 +207,13 @@ def audit_result(
     docs/documents.md.
     """
     frame = judged_citations.copy()
+    # A quote refused for its length is shown by its head and its length (errors.bounded_detail), so the
+    # output stays small; every other row carries its quote whole.
+    frame["quote"] = pd.Series(
+        [bounded_detail(q) if r == QUOTE_TOO_LONG_REASON and isinstance(q, str) else q
+         for q, r in zip(frame["quote"], frame["reason"])],
+        dtype=object, index=frame.index,
+    )  # fmt: skip
     if source_maps:
         for column in ("spans", "elided"):
             if column in frame.columns:
