@@ -19,6 +19,7 @@ import re
 import runpy
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from claimgate import reasons
@@ -447,6 +448,12 @@ def folder(tmp_path: Path, name: str, raw: bytes) -> str:
     return str(tmp_path / "pages")
 
 
+def without_pypdf(run):
+    """``run()`` while ``import pypdf`` fails, as without the ``pdf`` extra."""
+    with mock.patch.dict(sys.modules, {"pypdf": None}):
+        return run()
+
+
 def fifo_folder(tmp_path: Path) -> str:
     """A corpus folder whose one page is a FIFO (named pipe): refused, never read (it would block)."""
     folder(tmp_path, "guide.md", GUIDE)
@@ -479,7 +486,9 @@ RUNS = {
         c, t, "--corpus-dir", folder(t, "guide.html", b"<div>" * 1_100 + GUIDE + b"</div>" * 1_100)
     ),
     "not_a_regular_file": lambda c, t: audit_command(c, t, "--corpus-dir", fifo_folder(t)),
-    "unsupported_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.bin", GUIDE)),
+    "unsupported_document": lambda c, t: without_pypdf(  # a file with no extractor is skipped, not refused
+        lambda: audit_command(c, t, "--corpus-dir", folder(t, "guide.pdf", b"%PDF-1.4\n"))
+    ),
     "unreadable_document": lambda c, t: audit_command(c, t, "--corpus-dir", folder(t, "guide.md", b"caf\xe9\n")),
     "document_too_large": lambda c, t: audit_command(
         c, t, "--corpus-dir", folder(t, "guide.md", GUIDE), "--max-source-bytes", "10"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,24 +263,27 @@ class Audit:
         *,
         cache: str | Path | None = None,
         adapters: Iterable[object] = (),
+        source_maps: dict | None = None,
     ) -> None:
         """Index ``documents`` (``{doc_id: text}``) once; prefer the ``from_*`` constructors, which check them.
 
         ``cache`` is a folder keeping the index between processes (see ``audit.index.cache``). ``adapters``:
         Hamilton lifecycle adapters attached to the driver, as for ``Gate.from_manifest`` (the indexing and
         every ``check`` run with them); ``TypeError`` for one that is not a watching lifecycle adapter.
+        ``source_maps`` (``{doc_id: io.visible_text.VisibleText}``) moves a rendered page's spans into its file.
         """
         adapters = RunSettings(adapters=tuple(adapters)).adapters  # checked (execution.adapters)
-        self._corpus = drivers.index_corpus(documents, extractors, cache, adapters)
+        self._corpus = drivers.index_corpus(documents, extractors, cache, adapters, source_maps)
 
     @classmethod
     def from_corpus(
         cls,
         corpus: str | Path | Mapping[str, str],
         *,
-        glob: str = DEFAULT_GLOB,
+        glob: str | Sequence[str] = DEFAULT_GLOB,
         cache: str | Path | None = None,
         adapters: Iterable[object] = (),
+        html_main_content: bool = False,
     ) -> Audit:
         """An audit over a folder of pages, a corpus JSON file ``{doc_id: text}``, or such a dict.
 
@@ -311,9 +314,11 @@ class Audit:
                     raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
             return cls(dict(corpus), cache=cache, adapters=adapters)
         if Path(corpus).is_dir():
-            frame = read_document_folder(corpus, glob)
+            frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)
             documents = dict(zip(frame["doc_id"], frame["text"]))
-            return cls(documents, dict(zip(frame["doc_id"], frame["extractor"])), cache=cache, adapters=adapters)
+            maps = {d: m for d, m in zip(frame["doc_id"], frame["source_map"]) if m is not None}
+            extractors = dict(zip(frame["doc_id"], frame["extractor"]))
+            return cls(documents, extractors, cache=cache, adapters=adapters, source_maps=maps)
         return cls(read_corpus(corpus), cache=cache, adapters=adapters)
 
     @classmethod
@@ -355,7 +360,9 @@ class Audit:
         only and failing closed (see the README's citation audit). Returns the audit's rows with
         ``audit.stages.audit_columns``: ``citation_id``, ``doc_id`` (object), ``verdict``, ``reason``,
         ``gate_verdict`` (str), ``match_kind`` (str or None), ``matched_doc_ids`` (list of str), ``spans``
-        (list of dicts, offsets in characters of ``documents``, lines 1-based), ``elided`` (only with a
+        (list of dicts, offsets in characters of ``documents``, lines 1-based; for a folder's Markdown and
+        reStructuredText pages in characters and lines of the file as written, see docs/documents.md),
+        ``elided`` (only with a
         judge: what each ellipsis left out, as spans), ``judge`` (dict or None), ``model_calls`` (int64);
         with ``diagnose`` (the default) then ``diagnosis`` (object: the near-miss diagnosis of a rejected
         citation, else None; see docs/audit-rules.md, "Diagnosis"). Verdicts are the same either way.

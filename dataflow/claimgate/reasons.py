@@ -178,7 +178,7 @@ REASONS: tuple[Reason, ...] = (
     Reason(
         "unsupported_document",
         _RUN,
-        "a file of a corpus folder has no extractor (or is a PDF without the `pdf` extra)",
+        "a PDF in a corpus folder while the `pdf` extra is not installed (a file with no extractor is skipped)",
         (_FOLDER,),
     ),
     Reason("unreadable_document", _RUN, "a file of a corpus folder cannot be read or decoded", (_FOLDER,)),

@@ -79,7 +79,7 @@ def test_folder_corpus_records_extractors(tmp_path):
     (tmp_path / "a.md").write_text("Copies are refused when the path exists.\n", encoding="utf-8")
     (tmp_path / "b.html").write_text("<p>Uploads &amp; downloads are limited.</p>", encoding="utf-8")
     audit = Audit.from_corpus(tmp_path)
-    assert audit.extractors == {"a.md": "text", "b.html": "html"}
+    assert audit.extractors == {"a.md": "markdown", "b.html": "html"}
     rows = audit.check([{"citation_id": "c", "doc_id": "b.html", "quote": "uploads & downloads are limited"}])
     assert rows.loc[0, "verdict"] == "found"
     assert Audit.from_corpus(CORPUS).extractors is None

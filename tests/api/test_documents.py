@@ -44,12 +44,12 @@ def pages(tmp_path):
 def test_doc_ids_are_relative_paths_with_slashes_in_sorted_order(pages):
     frame = read_document_folder(pages)
     assert frame["doc_id"].tolist() == ["1.4.0/guide.md", "manual.pdf", "notes.txt", "ref/api.rst", "ref/page.html"]
-    assert list(frame.columns) == ["doc_id", "path", "extractor", "text"]
+    assert list(frame.columns) == ["doc_id", "path", "extractor", "text", "source_map"]
     assert dict(zip(frame["doc_id"], frame["extractor"])) == {
-        "1.4.0/guide.md": "text",
+        "1.4.0/guide.md": "markdown",
         "manual.pdf": "pdf",
         "notes.txt": "text",
-        "ref/api.rst": "text",
+        "ref/api.rst": "rst",
         "ref/page.html": "html",
     }
 
@@ -57,7 +57,7 @@ def test_doc_ids_are_relative_paths_with_slashes_in_sorted_order(pages):
 def test_text_pages_are_taken_as_written_without_byte_order_mark(pages):
     texts = dict(zip(*read_document_folder(pages)[["doc_id", "text"]].to_dict("list").values()))
     assert texts["notes.txt"] == "The cache is flushed on close.\n"
-    assert texts["1.4.0/guide.md"] == (pages / "1.4.0/guide.md").read_text(encoding="utf-8")
+    assert texts["1.4.0/guide.md"] == "Guide\nCopies are refused when the destination path exists.\n"  # rendered
 
 
 def test_html_page_gives_visible_text_only(pages):
@@ -82,12 +82,19 @@ def test_hidden_files_and_folders_are_skipped(pages):
     assert all(not d.startswith(".") for d in read_document_folder(pages)["doc_id"])
 
 
-def test_unsupported_file_refuses_the_corpus_naming_it(pages):
+def test_a_file_with_no_extractor_is_skipped_and_counted_not_read(pages):
     write(pages, "img/logo.png", b"\x89PNG\r\n")
+    write(pages, "CNAME", b"docs.example.org\n")
+    frame = read_document_folder(pages)
+    assert "img/logo.png" not in frame["doc_id"].tolist()
+    assert frame.attrs["skipped"] == ["CNAME", "img/logo.png"]
+
+
+def test_a_folder_of_files_with_no_extractor_is_refused_not_an_empty_corpus(tmp_path):
+    write(tmp_path, "logo.png", b"\x89PNG\r\n")
     with pytest.raises(IngestionError) as caught:
-        read_document_folder(pages)
-    assert caught.value.reason == "unsupported_document"
-    assert caught.value.detail.startswith("img/logo.png: ")
+        read_document_folder(tmp_path)
+    assert caught.value.reason == "invalid_corpus" and "has an extractor" in caught.value.detail
 
 
 def test_non_utf8_page_is_unreadable_naming_it_and_the_byte(pages):
@@ -210,8 +217,25 @@ def test_audit_command_reads_a_folder_and_records_extractors(pages, tmp_path, ca
     assert html_text[span["start"] : span["end"]] == span["text"] == "At most 10 uploads per minute"
 
 
-def test_audit_command_refuses_an_unsupported_file_and_writes_nothing(pages, tmp_path, capsys):
+def test_audit_command_skips_files_with_no_extractor_and_counts_them(pages, tmp_path, capsys):
     write(pages, "data.xlsx", b"PK\x03\x04")
+    write(pages, "Makefile", b"html:\n\tsphinx-build . _build\n")
+    citations = tmp_path / "c.jsonl"
+    citations.write_text('{"citation_id": "a", "doc_id": "notes.txt", "quote": "the cache is flushed"}\n')
+    output = tmp_path / "a.jsonl"
+    args = ("audit", "--corpus-dir", str(pages), "--citations", str(citations), "--output", str(output))
+    code, _, err = cli(capsys, *args)
+    assert code == 0 and err == "skipped 2 file(s) of --corpus-dir with no extractor\n"
+    code, _, err = cli(capsys, *args, "--verbose")
+    assert code == 0 and err.splitlines() == [
+        "skipped 2 file(s) of --corpus-dir with no extractor",
+        "  skipped Makefile",
+        "  skipped data.xlsx",
+    ]
+
+
+def test_audit_command_refuses_an_unreadable_page_and_writes_nothing(pages, tmp_path, capsys):
+    write(pages, "broken.md", b"caf\xe9")
     citations = tmp_path / "c.jsonl"
     citations.write_text('{"citation_id": "a", "doc_id": "notes.txt", "quote": "the cache is flushed"}\n')
     output = tmp_path / "a.jsonl"
@@ -219,7 +243,7 @@ def test_audit_command_refuses_an_unsupported_file_and_writes_nothing(pages, tmp
         capsys, "audit", "--corpus-dir", str(pages), "--citations", str(citations), "--output", str(output)
     )
     assert code == 3
-    assert err.startswith("error: IngestionError: unsupported_document: data.xlsx: ")
+    assert err.startswith("error: IngestionError: unreadable_document: broken.md: ")
     assert err.count("\n") == 1
     assert not output.exists()
 
@@ -228,7 +252,7 @@ def test_glob_without_corpus_dir_is_a_usage_error(tmp_path, capsys):
     code, _, err = cli(
         capsys, "audit", "--corpus", "c.json", "--glob", "*.md", "--citations", "c.jsonl", "--output", "o.jsonl"
     )
-    assert code == 2 and "--glob needs --corpus-dir" in err
+    assert code == 2 and "--glob, --exclude and --html-main-content need --corpus-dir" in err
 
 
 @pytest.mark.parametrize("inside", ["1.4.0/out.csv", "out.jsonl", "new/sub/out.json"])

@@ -181,7 +181,7 @@ print(json.dumps([result["status"], len(frame), rows.loc[0, "verdict"], audit.ex
 """
     out = installed.run(installed.python, "-c", script, docs)
     assert out.returncode == 0, out.stderr
-    extractors = {"1.4.0/guide.md": "text", "limits.html": "html", "manual.pdf": "pdf"}
+    extractors = {"1.4.0/guide.md": "markdown", "limits.html": "html", "manual.pdf": "pdf"}
     assert json.loads(out.stdout) == ["ready", 8, "found", extractors]
 
     citations = installed.workdir / "citations.jsonl"
@@ -195,7 +195,7 @@ print(json.dumps([result["status"], len(frame), rows.loc[0, "verdict"], audit.ex
     )
     assert out.returncode == 0, out.stderr
     row = json.loads(output.read_text(encoding="utf-8"))
-    assert (row["verdict"], row["extractors"]) == ("found", {"1.4.0/guide.md": "text"})
+    assert (row["verdict"], row["extractors"]) == ("found", {"1.4.0/guide.md": "markdown"})
 
 
 def adoption_walkthrough(installed: Installed, folder: Path) -> None:

@@ -16,6 +16,8 @@ DEMO = FIXTURES / "audit"
 ROW_FIELDS = [
     "citation_id",
     "doc_id",
+    "claim",
+    "quote",
     "verdict",
     "reason",
     "gate_verdict",
@@ -255,3 +257,41 @@ def test_partitioned_audit_writes_the_same_bytes_as_local(tmp_path, executor):
         outputs[name] = Path(out).read_bytes()
     assert outputs["local"] == outputs[executor]
     assert len(outputs["local"].splitlines()) == 20
+
+
+def test_every_output_row_carries_its_quote_and_claim_so_one_file_is_enough_to_review(tmp_path):
+    citations = tmp_path / "c.jsonl"
+    rows_in = [
+        {
+            "citation_id": "a",
+            "claim": "Halves migraine days.",
+            "doc_id": "meta-summary",
+            "quote": "We pooled 17 randomized trials with 9,999 participants",
+        },
+        {"citation_id": "b", "doc_id": "trial-report", "quote": "another quote never written"},
+        {"citation_id": "c", "claim": 7, "doc_id": "trial-report", "quote": "a bad claim"},
+    ]
+    citations.write_text("".join(json.dumps(r) + "\n" for r in rows_in))
+    rows = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json")))
+    assert [(r["quote"], r["claim"]) for r in rows] == [
+        ("We pooled 17 randomized trials with 9,999 participants", "Halves migraine days."),
+        ("another quote never written", ""),  # a missing claim is ""
+        ("a bad claim", None),  # invalid_citation: a claim that is not a string is not copied
+    ]
+    assert rows[2]["verdict"] == "invalid_citation"
+    edits = rows[0]["diagnosis"]["edits"]
+    assert edits  # the diagnosis's quote spans point into the row's own quote
+    for edit in edits:
+        assert rows[0]["quote"][slice(*edit["quote_span"])] == edit["quote"]
+
+
+def test_a_quote_refused_for_its_length_is_written_by_its_head_and_length(tmp_path):
+    from claimgate.errors import MAX_DETAIL_CHARS
+
+    citations = tmp_path / "c.jsonl"
+    huge = "word " * 20_000  # 100,000 characters: over tables.MAX_QUOTE_CHARS
+    citations.write_text(json.dumps({"citation_id": "h", "doc_id": "trial-report", "quote": huge}) + "\n")
+    (row,) = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(DEMO / "corpus.json")))
+    assert row["reason"] == "quote_too_long"
+    assert len(row["quote"]) <= MAX_DETAIL_CHARS and row["quote"].endswith("(100000 characters)")
+    assert huge.startswith(row["quote"][:900])

@@ -38,7 +38,8 @@ def test_a_lone_surrogate_in_a_citation_id_is_written_to_csv_as_an_escape(tmp_pa
     code, _, err = cli(capsys, "audit", "--corpus", str(corpus), "--citations", str(citations(tmp_path, "lone-\udfff")),
                        "--output", str(tmp_path / "o.csv"), "--quiet")  # fmt: skip
     assert code == 0 and err == ""
-    assert (tmp_path / "o.csv").read_text(encoding="utf-8").splitlines()[1].startswith("lone-\\udfff,d1,found,")
+    row = (tmp_path / "o.csv").read_text(encoding="utf-8").splitlines()[1]
+    assert row.startswith("lone-\\udfff,d1,x,some words here now,found,")  # claim and quote follow doc_id
 
 
 def test_an_empty_citation_table_says_so_instead_of_printing_an_empty_frame(tmp_path, capsys, corpus):

@@ -83,7 +83,7 @@ def test_every_option_of_every_command_parses_the_same_before_and_after_it(name,
         parsed.append(vars(parser.parse_args(rest)))
     assert parsed[0] == parsed[1]
     expected = True if action.nargs == 0 else (action.type or str)(given[1])
-    if isinstance(action, argparse._AppendAction):  # pin --exclude: each given pattern, in a list
+    if isinstance(action, argparse._AppendAction):  # a repeatable option (--glob, --exclude) collects a list
         expected = [expected]
     assert parsed[0][action.dest] == expected
 

@@ -40,7 +40,7 @@ def _gate_args(folder):
 def _audit_args(folder):
     corpus = folder / "corpus"
     corpus.mkdir()
-    (corpus / f"page{HOSTILE}.bin").write_bytes(b"not a page")  # no extractor: unsupported_document
+    (corpus / f"page{HOSTILE}.md").write_bytes(b"caf\xe9")  # not UTF-8: unreadable_document, naming it
     citations = folder / "citations.json"
     citations.write_text(json.dumps([{"citation_id": "c", "doc_id": "x", "quote": "q"}]))
     return ["audit", "--corpus-dir", str(corpus), "--citations", str(citations), "--output", str(folder / "o.json")]

@@ -38,10 +38,28 @@ def source_documents__corpus(
 
 @config.when(document_source="folder")
 def folder_documents(
-    corpus_dir: str, corpus_glob: str = DEFAULT_GLOB, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES
+    corpus_dir: str,
+    corpus_glob: str | list = DEFAULT_GLOB,
+    max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    corpus_exclude: str | list = (),
+    cache_dir: str | None = None,
+    html_main_content: bool = False,
 ) -> pd.DataFrame:
-    """Every file of the folder matching ``corpus_glob``, extracted: ``doc_id, path, extractor, text`` (str)."""
-    return read_document_folder(corpus_dir, corpus_glob, max_source_bytes)
+    """Every page of the folder matching ``corpus_glob`` and no ``corpus_exclude`` pattern, extracted.
+
+    Columns of ``documents.read_document_folder``: ``doc_id, path, extractor, text`` (str), ``source_map``
+    (object); files with no extractor are listed in ``attrs["skipped"]``. With ``cache_dir`` (the index
+    cache's folder) each page's extracted text is kept there too (``io.extraction_cache``).
+    ``html_main_content``:
+    HTML pages without their navigation chrome (docs/documents.md, "Extractors").
+    """
+    return read_document_folder(corpus_dir, corpus_glob, max_source_bytes, corpus_exclude, cache_dir, html_main_content)
+
+
+@config.when(document_source="folder")
+def source_maps(folder_documents: pd.DataFrame) -> dict:
+    """``{doc_id: VisibleText | PdfPages}``: rendered pages' spans go back into the file, PDF spans get pages."""
+    return {d: m for d, m in zip(folder_documents["doc_id"], folder_documents["source_map"]) if m is not None}
 
 
 @config.when(document_source="folder")

@@ -31,12 +31,18 @@ from claimgate.audit.index.cache import cached_corpus_index
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.matching.audit import audit_quote
+from claimgate.errors import bounded_detail
 from claimgate.io.tables import QUOTE_TOO_LONG_REASON
+from claimgate.io.visible_text import raw_spans
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
+#: ``claim`` and ``quote`` are the citation's own (``""`` for a missing claim), so one file is enough to
+#: review a row: its ``spans`` and ``diagnosis`` point into the quote and the documents.
 AUDIT_COLUMNS = (
     "citation_id",
     "doc_id",
+    "claim",
+    "quote",
     "verdict",
     "reason",
     "gate_verdict",
@@ -47,7 +53,7 @@ AUDIT_COLUMNS = (
     "model_calls",
 )
 #: Columns when a judge is configured: ``elided`` (what each ellipsis left out) follows ``spans``.
-JUDGED_AUDIT_COLUMNS = (*AUDIT_COLUMNS[:8], "elided", *AUDIT_COLUMNS[8:])
+JUDGED_AUDIT_COLUMNS = (*AUDIT_COLUMNS[:10], "elided", *AUDIT_COLUMNS[10:])
 #: Column added after the others: the near-miss diagnosis of a rejected citation (dict or None).
 DIAGNOSIS_COLUMN = "diagnosis"
 
@@ -187,13 +193,32 @@ def judged_citations(
     return frame
 
 
-def audit_result(judged_citations: pd.DataFrame, citation_diagnoses: pd.Series) -> pd.DataFrame:
+def audit_result(
+    judged_citations: pd.DataFrame, citation_diagnoses: pd.Series, source_maps: dict | None = None
+) -> pd.DataFrame:
     """One output row per citation, in citation-table order: ``position``, :func:`audit_columns`, ``diagnosis``.
 
     ``verdict`` is the judge's label where the judge ran, else the gate's verdict;
-    ``diagnosis`` (object: dict or None) comes from ``citation_diagnoses``.
+    ``diagnosis`` (object: dict or None) comes from ``citation_diagnoses``. With ``source_maps``
+    (``{doc_id: VisibleText | PdfPages}`` of ``io.visible_text``: a folder's rendered Markdown and
+    reStructuredText pages, and its PDFs) the ``spans`` and ``elided`` of a rendered page are moved into
+    the file as written (``raw_spans``: raw character offsets and lines, the raw slice, and the hidden
+    markup inside each span as its ``elided``) and a PDF's spans gain ``page`` and ``end_page``; see
+    docs/documents.md.
     """
     frame = judged_citations.copy()
+    # A quote refused for its length is shown by its head and its length (errors.bounded_detail), so the
+    # output stays small; every other row carries its quote whole.
+    frame["quote"] = pd.Series(
+        [bounded_detail(q) if r == QUOTE_TOO_LONG_REASON and isinstance(q, str) else q
+         for q, r in zip(frame["quote"], frame["reason"])],
+        dtype=object, index=frame.index,
+    )  # fmt: skip
+    if source_maps:
+        for column in ("spans", "elided"):
+            if column in frame.columns:
+                moved = [raw_spans(spans, source_maps) for spans in frame[column]]
+                frame[column] = pd.Series(moved, dtype=object, index=frame.index)
     frame["verdict"] = [
         judgment["verdict"] if judgment is not None else verdict
         for judgment, verdict in zip(frame["judge"], frame["gate_verdict"])

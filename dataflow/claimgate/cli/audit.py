@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +22,7 @@ from claimgate.cli.options import (
     run_settings,
 )
 from claimgate.cli.project import resolve_options
-from claimgate.cli.terminal import frame_table, text_table
+from claimgate.cli.terminal import frame_table, printable, text_table
 from claimgate.errors import UsageError
 from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
@@ -127,7 +128,20 @@ def add_document_options(parser: argparse.ArgumentParser, *, project: bool = Fal
             "--project", help="claimgate.toml naming the manifest (default: ./claimgate.toml when present)"
         )
     source.add_argument("--corpus-dir", metavar="DIR", help="folder of pages (.md .txt .rst .html .htm .pdf)")
-    parser.add_argument("--glob", metavar="PATTERN", help="files of --corpus-dir to read (default **/*)")
+    parser.add_argument(
+        "--glob", metavar="PATTERN", action="append", help="files of --corpus-dir to read (repeatable; default **/*)"
+    )
+    parser.add_argument(
+        "--exclude", metavar="PATTERN", action="append", help="files of --corpus-dir to leave out (repeatable)"
+    )
+    parser.add_argument(
+        "--html-main-content",
+        action="store_true",
+        help="read HTML pages of --corpus-dir without their chrome (nav, aside, page header/footer, ARIA navigation)",
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="name the files of --corpus-dir skipped for having no extractor"
+    )
 
 
 def add_matching_options(parser: argparse.ArgumentParser) -> None:
@@ -154,7 +168,12 @@ def documents_of(args: argparse.Namespace) -> drivers.Documents:
         return drivers.CorpusFile(args.corpus)
     if args.manifest is not None:
         return drivers.PinnedManifest(args.manifest)
-    return drivers.DocumentFolder(args.corpus_dir, args.glob)
+    return drivers.DocumentFolder(
+        args.corpus_dir,
+        tuple(args.glob or ()),
+        tuple(getattr(args, "exclude", None) or ()),
+        getattr(args, "html_main_content", False),
+    )
 
 
 def judge_of(args: argparse.Namespace):
@@ -207,8 +226,8 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
         args.manifest = resolve_options(args).manifest
         if args.manifest is None:
             raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
-    if args.glob and not args.corpus_dir:
-        raise UsageError("--glob needs --corpus-dir")
+    if (args.glob or args.exclude or args.html_main_content) and not args.corpus_dir:
+        raise UsageError("--glob, --exclude and --html-main-content need --corpus-dir")
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
@@ -243,6 +262,11 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     if to_stdout:
         stdio.copy_to_stdout(output)
     say = stdio.say_to(args.output)
+    if run.skipped and not args.quiet:
+        print(f"skipped {len(run.skipped)} file(s) of --corpus-dir with no extractor", file=sys.stderr)
+        if args.verbose:
+            for doc_id in run.skipped:
+                print(f"  skipped {printable(doc_id)}", file=sys.stderr)
     if not args.quiet:
         if len(rows) <= 50:
             say(verdict_table(rows))

@@ -220,6 +220,7 @@ class AuditRun:
     results: pd.DataFrame
     documents: dict
     extractors: dict | None = None
+    skipped: list | None = None  # a folder's files with no extractor (doc_ids), not read
 
 
 @dataclass(frozen=True)
@@ -238,10 +239,15 @@ class PinnedManifest:
 
 @dataclass(frozen=True)
 class DocumentFolder:
-    """An audit's documents from a folder of pages; ``glob`` selects its files (``None``: every file)."""
+    """An audit's documents from a folder of pages; ``glob`` selects its files (``None``: every file).
+
+    ``glob`` and ``exclude`` are one pattern or a tuple of them (a file matching an ``exclude`` is left out).
+    """
 
     path: str | Path
-    glob: str | None = None
+    glob: str | tuple | None = None
+    exclude: tuple = ()
+    html_main_content: bool = False  # HTML pages without navigation, banners, asides (docs/documents.md)
 
 
 @dataclass(frozen=True)
@@ -252,6 +258,7 @@ class IndexedCorpus:
     extractors: dict | None
     index: object
     driver: driver.Driver
+    source_maps: dict | None = None  # {doc_id: VisibleText} of rendered pages: spans go back into the file
 
 
 #: Where an audit's documents come from.
@@ -265,9 +272,12 @@ def _document_inputs(documents: Documents) -> tuple[str, dict]:
     if isinstance(documents, PinnedManifest):
         return "manifest", {"manifest_path": str(documents.path)}
     if isinstance(documents, DocumentFolder):
+        globs = [documents.glob] if isinstance(documents.glob, str) else list(documents.glob or ())
         return "folder", {
             "corpus_dir": str(documents.path),
-            **({"corpus_glob": documents.glob} if documents.glob else {}),
+            **({"corpus_glob": globs} if globs else {}),
+            **({"corpus_exclude": list(documents.exclude)} if documents.exclude else {}),
+            **({"html_main_content": True} if documents.html_main_content else {}),
         }
     raise TypeError(
         f"documents must be a CorpusFile, PinnedManifest, DocumentFolder or IndexedCorpus, not {documents!r}"
@@ -286,16 +296,21 @@ def read_documents(documents: CorpusFile | PinnedManifest, settings: RunSettings
 
 
 def index_corpus(
-    documents: dict, extractors: dict | None = None, cache_dir: str | Path | None = None, adapters: tuple = ()
+    documents: dict,
+    extractors: dict | None = None,
+    cache_dir: str | Path | None = None,
+    adapters: tuple = (),
+    source_maps: dict | None = None,
 ) -> IndexedCorpus:
     """Index ``documents`` (``{doc_id: text}``) once; ``cache_dir`` keeps the index between processes.
 
     ``adapters`` (checked lifecycle adapters) ride on the driver: the indexing and every later check run with them.
+    ``source_maps`` (``{doc_id: VisibleText}``, a folder's rendered pages) moves their spans into the files.
     """
     dr = audit_driver("corpus", adapters=adapters)
     inputs = {} if cache_dir is None else {"cache_dir": str(cache_dir)}
     index = dr.execute(["normalized_sources"], inputs=inputs, overrides={"source_documents": documents})
-    return IndexedCorpus(documents, extractors, index["normalized_sources"], dr)
+    return IndexedCorpus(documents, extractors, index["normalized_sources"], dr, source_maps or None)
 
 
 def _match_inputs(match: MatchSettings | None) -> dict:
@@ -342,6 +357,8 @@ def run_audit(
             "normalized_sources": documents.index,
             "citation_rows": citations,
         }
+        if documents.source_maps:
+            inputs["source_maps"] = documents.source_maps
         results = documents.driver.execute(["audit_results"], inputs=inputs, overrides=overrides)["audit_results"]
         return AuditRun(results, documents.documents, documents.extractors)
     document_source, document_inputs = _document_inputs(documents)
@@ -358,10 +375,11 @@ def run_audit(
         wanted = ["audit_results", "source_documents", *(["folder_documents"] if folder else [])]
         with gc_paused():
             out = dr.execute(wanted, inputs=inputs)
-    extractors = None
+    extractors = skipped = None
     if folder:
         extractors = dict(zip(out["folder_documents"]["doc_id"], out["folder_documents"]["extractor"]))
-    return AuditRun(out["audit_results"], out["source_documents"], extractors)
+        skipped = list(out["folder_documents"].attrs.get("skipped", []))
+    return AuditRun(out["audit_results"], out["source_documents"], extractors, skipped)
 
 
 def audit_rows(run: AuditRun) -> list[dict]:

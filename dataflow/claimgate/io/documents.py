@@ -5,13 +5,15 @@ not in a hand-made ``{doc_id: text}`` JSON. This module turns a folder into the 
 per file, and records which extractor produced each text, so a span (in characters of the extracted text)
 can be traced back to how that text was obtained.
 
-What it refuses to do: guess. A file whose extension has no extractor is refused
-(``unsupported_document``), a file that cannot be read or decoded is refused (``unreadable_document``),
-and one such file refuses the whole corpus, naming it: an audit against a silently partial corpus would
-call real quotes ``not_found``. The rules are in docs/documents.md.
+What it refuses to do: guess. A regular file whose extension has no extractor (``CNAME``, ``conf.py``,
+an image) is skipped and counted, never read; a file that cannot be read or decoded is refused
+(``unreadable_document``), and one such file refuses the whole corpus, naming it: an audit against a
+silently partial corpus would call real quotes ``not_found``. The rules are in docs/documents.md.
 
-- ``.md``, ``.markdown``, ``.txt``, ``.rst``: the file's text as written (strict UTF-8, one leading byte-order
-  mark dropped), extractor ``text``.
+- ``.md``, ``.markdown``: the rendered text (``io.markdown_text``), extractor ``markdown``;
+  ``.rst``: the rendered text (``io.rst_text``), extractor ``rst``; both keep a map back to the file as
+  written (``io.visible_text.VisibleText``), so spans slice the file, not the rendered text.
+- ``.txt``: the file's text as written (strict UTF-8, one leading byte-order mark dropped), extractor ``text``.
 - ``.html``, ``.htm``: the visible text (``html_visible_text``), extractor ``html``.
 - ``.pdf``: the text of every page through ``pypdf`` (optional extra ``claimgate[pdf]``), extractor ``pdf``.
 """
@@ -22,37 +24,38 @@ import errno
 import io
 import logging
 import os
-import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.extraction_cache import cached_extract
 from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
+from claimgate.io.html_text import MAX_HTML_DEPTH, html_visible_text  # noqa: F401  (re-exported)
+from claimgate.io.markdown_text import markdown_visible_text
+from claimgate.io.rst_text import rst_visible_text
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
+from claimgate.io.visible_text import PdfPages, VisibleText
 
 #: Extractor name for each supported file extension (lower case).
 EXTRACTORS = {
-    ".md": "text",
-    ".markdown": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
     ".txt": "text",
-    ".rst": "text",
+    ".rst": "rst",
     ".html": "html",
     ".htm": "html",
     ".pdf": "pdf",
 }
 
-#: Columns of ``read_document_folder``'s frame, in order; every column has dtype ``str``.
-DOCUMENT_COLUMNS = ("doc_id", "path", "extractor", "text")
+#: Columns of ``read_document_folder``'s frame, in order; every column has dtype ``str`` but ``source_map``.
+DOCUMENT_COLUMNS = ("doc_id", "path", "extractor", "text", "source_map")
+#: Extractors whose text is rendered from markup, with a map back to the file (``VisibleText``).
+RENDERED_EXTRACTORS = {"markdown": markdown_visible_text, "rst": rst_visible_text}
 
 DEFAULT_GLOB = "**/*"
-
-#: Elements an HTML page may nest inside one another (``document_too_deep`` past it). libxml2 matches each
-#: end tag against every open element, so a page's parse time grows with its size times its depth: the
-#: bound keeps a crafted page (1,024 open elements, then 16 MiB of stray end tags) to about 25 s; real pages
-#: nest a few dozen deep, and 1,000 nested inline elements are read.
-MAX_HTML_DEPTH = 1024
 
 #: Entries a PDF's page tree may list (``document_too_large`` past it): pages, each as often as it is
 #: listed, and the nodes grouping them. A 600 KB page tree listing one page 100,000 times took 48 s and
@@ -63,101 +66,25 @@ MAX_PDF_PAGES = 10_000
 MAX_PDF_PAGE_CHARS = 1_000_000
 MAX_PDF_TEXT_CHARS = 16 * 1024 * 1024
 
-# Elements whose content is never shown on the page.
-_HIDDEN_ELEMENTS = frozenset({"script", "style", "template", "noscript", "head", "title"})
-# Elements that start and end a line of visible text.
-_BLOCK_ELEMENTS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "caption", "dd", "details", "div", "dl", "dt",
-        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
-        "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody",
-        "td", "tfoot", "th", "thead", "tr", "ul",
-    }
-)  # fmt: skip
-_INLINE_WHITESPACE = re.compile(r"\s+")
-
-
-def html_visible_text(markup: str) -> str:
-    """The text a browser shows for ``markup``: one string, lines ended by ``\\n``.
-
-    Parsed by ``lxml`` (libxml2's HTML parser: tolerant of broken markup, in time linear in the page's
-    size), whose events are read as they come (``_VisibleText``): no tree is built and nothing recurses,
-    so a page nested any number of elements deep is read whole. Character references are decoded
-    (``&amp;`` is ``&``, ``&nbsp;`` a space); ``script``, ``style``, ``template``, ``noscript`` and the
-    ``head`` (with its ``title``) are dropped, as are comments and processing instructions; white space
-    inside a line collapses to one space, except in ``pre``, whose line breaks are kept; block elements
-    (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line. Spaces at the start and end
-    of each line are dropped, and so are empty lines. An empty or invisible page gives ``""``.
-    Raises ``IngestionError`` ``document_too_deep`` for elements nested deeper than ``MAX_HTML_DEPTH``.
-    """
-    from lxml import etree
-
-    data = markup.encode("utf-8", "surrogatepass")
-    if not data.strip():
-        return ""
-    # Why lxml, and why a parser target rather than a tree: Python's ``html.parser`` (behind
-    # beautifulsoup4) took quadratic time on crafted markup (40,000 repetitions of ``<a `` took 138 s);
-    # libxml2 reads such pages, unclosed tags and comment or entity floods in linear time, but its tree
-    # builder is quadratic in the attributes of one element (100,000 took 39 s) and silently drops
-    # everything below 2,048 levels of nesting. Its parser events, read by a target, have neither
-    # problem (tests/io/test_hostile_html.py). The markup goes in as UTF-8 bytes with the encoding
-    # named, so a ``<meta charset>`` or an XML declaration cannot make it decode the text another way.
-    target = _VisibleText()
-    parser = etree.HTMLParser(encoding="utf-8", huge_tree=True, target=target)
-    pieces = etree.fromstring(data, parser)
-    lines = (line.strip(" \t\r\f\v\xa0") for line in "".join(pieces).split("\n"))
-    return "".join(f"{line}\n" for line in lines if line)
-
-
-class _VisibleText:
-    """An ``lxml`` parser target collecting the visible text of a page as pieces (``html_visible_text``).
-
-    Text between two tags may arrive in several ``data`` calls; it is held in ``pending`` and
-    white space is collapsed over the whole run at the next tag, as one text node would be.
-    """
-
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
-        self.pending: list[str] = []
-        self.open: list[tuple[bool, bool]] = []  # per open element: (hidden, in pre), inherited by children
-        self.hidden = self.in_pre = False
-
-    def _flush(self) -> None:
-        if self.pending:
-            text = "".join(self.pending)
-            self.pending.clear()
-            self.pieces.append(text if self.in_pre else _INLINE_WHITESPACE.sub(" ", text))
-
-    def start(self, tag: str, attrib: object) -> None:
-        self._flush()
-        if len(self.open) >= MAX_HTML_DEPTH:
-            raise IngestionError("document_too_deep", f"HTML nested deeper than {MAX_HTML_DEPTH} elements")
-        self.open.append((self.hidden, self.in_pre))
-        name = tag.lower()
-        if self.hidden or name in _HIDDEN_ELEMENTS:
-            self.hidden = True
-            return
-        if name == "br" or name in _BLOCK_ELEMENTS:
-            self.pieces.append("\n")
-        self.in_pre = self.in_pre or name == "pre"
-
-    def end(self, tag: str) -> None:
-        self._flush()
-        if not self.hidden and tag.lower() in _BLOCK_ELEMENTS:
-            self.pieces.append("\n")
-        self.hidden, self.in_pre = self.open.pop() if self.open else (False, False)
-
-    def data(self, text: str) -> None:
-        if not self.hidden:
-            self.pending.append(text)
-
-    def close(self) -> list[str]:
-        self._flush()
-        return self.pieces
-
 
 def pdf_text(raw: bytes, doc_id: str) -> str:
-    """The text of every page of a PDF, pages in order, each ending with ``\\n``.
+    """The text of every page of a PDF, pages in order, each ending with ``\\n`` (raises as ``pdf_page_texts``)."""
+    return pdf_text_and_pages(raw, doc_id)[0]
+
+
+def pdf_text_and_pages(raw: bytes, doc_id: str) -> tuple[str, PdfPages]:
+    """``pdf_text`` and where each page starts in it (``PdfPages``, 1-based page numbers of the file)."""
+    pieces, starts, length = [], [], 0
+    for page in pdf_page_texts(raw, doc_id):
+        starts.append(length)
+        if page:
+            pieces.append(page if page.endswith("\n") else f"{page}\n")
+            length += len(pieces[-1])
+    return "".join(pieces), PdfPages(tuple(starts))
+
+
+def pdf_page_texts(raw: bytes, doc_id: str) -> list[str]:
+    """The text of each page of a PDF, in order (``""`` for a page with none).
 
     Extracted by ``pypdf`` (the optional extra ``pip install 'claimgate[pdf]'``). Raises
     ``IngestionError``: ``unsupported_document`` when ``pypdf`` is not installed,
@@ -195,7 +122,7 @@ def pdf_text(raw: bytes, doc_id: str) -> str:
         raise IngestionError("unreadable_document", f"{doc_id}: not a readable PDF ({type(exc).__name__})") from None
     finally:
         pypdf_logger.setLevel(level)
-    return "".join(page if page.endswith("\n") else f"{page}\n" for page in pages if page)
+    return pages
 
 
 def pdf_page_tree_entries(reader: object, limit: int) -> int:
@@ -276,31 +203,74 @@ def _bounded_page_texts(reader: object, doc_id: str) -> list[str]:
 
 
 def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
-    """The text of one document from its raw bytes with ``extractor`` (``text``, ``html`` or ``pdf``).
+    """The text of one document from its raw bytes with ``extractor`` (see ``EXTRACTORS``).
 
-    ``text`` and ``html`` files must be strict UTF-8 (one leading byte-order mark dropped): raises
-    ``IngestionError`` ``unreadable_document`` naming the document and the byte otherwise.
+    Text, Markdown, reStructuredText and HTML files must be strict UTF-8 (one leading byte-order mark
+    dropped): raises ``IngestionError`` ``unreadable_document`` naming the document and the byte otherwise.
+    """
+    return document_extract(raw, extractor, doc_id)[0]
+
+
+def document_extract(
+    raw: bytes, extractor: str, doc_id: str, cache_dir: str | Path | None = None, main_content: bool = False
+) -> tuple[str, VisibleText | PdfPages | None]:
+    """``(text, source_map)`` of one document: ``source_map`` maps a rendered page's characters back to
+    the file as written (``markdown``, ``rst``), or gives a PDF's page starts (``PdfPages``), ``None``
+    for the others. Raises as ``document_text``.
+    With ``cache_dir`` an HTML, PDF, Markdown or reStructuredText page's extraction is read from, or
+    stored in, that folder (``io.extraction_cache``, keyed by the bytes and the extractor's version).
+    ``main_content``: an HTML page's chrome is dropped (``html_text.html_visible_text``).
     """
     if extractor == "pdf":
-        return pdf_text(raw, doc_id)
+        return cached_extract(raw, extractor, cache_dir, lambda: pdf_text_and_pages(raw, doc_id), None)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestionError("unreadable_document", f"{doc_id}: not UTF-8 at byte {exc.start}") from None
-    if extractor != "html":
-        return text
+    if extractor == "text":
+        return text, None
+    key = "html_main" if extractor == "html" and main_content else extractor
+    return cached_extract(raw, key, cache_dir, lambda: _rendered(text, extractor, doc_id, main_content), text)
+
+
+def _rendered(text: str, extractor: str, doc_id: str, main_content: bool) -> tuple[str, VisibleText | None]:
+    """The extraction of a decoded HTML, Markdown or reStructuredText page."""
+    if extractor == "html":
+        try:
+            return html_visible_text(text, main_content), None
+        except IngestionError as exc:  # a bound of the HTML reader: name the document
+            raise IngestionError(exc.reason, f"{doc_id}: {exc.detail}") from None
+    render = RENDERED_EXTRACTORS[extractor]
     try:
-        return html_visible_text(text)
-    except IngestionError as exc:  # a bound of the HTML reader: name the document
-        raise IngestionError(exc.reason, f"{doc_id}: {exc.detail}") from None
+        visible = render(text)
+    except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:  # parser faults
+        raise IngestionError("unreadable_document", f"{doc_id}: cannot be rendered ({type(exc).__name__})") from None
+    return visible.text, visible
 
 
-def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tuple[str, Path]]:
-    """``(doc_id, path)`` of every file under ``corpus_dir`` matching ``glob``, sorted by ``doc_id``.
+def _patterns(patterns: str | Sequence[str] | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    """One pattern or several as a tuple (``None`` or empty: ``default``)."""
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    return tuple(p for p in patterns or () if p) or default
 
+
+def _self_and_parents(relative: Path) -> list[str]:
+    """``a/b/c.md``, ``a/b``, ``a``: the path and each folder holding it, with ``/`` separators."""
+    return [relative.as_posix(), *(p.as_posix() for p in relative.parents if p.parts)]
+
+
+def document_paths(
+    corpus_dir: str | Path, glob: str | Sequence[str] = DEFAULT_GLOB, exclude: str | Sequence[str] = ()
+) -> list[tuple[str, Path]]:
+    """``(doc_id, path)`` of every file under ``corpus_dir`` matching a pattern of ``glob``, sorted by ``doc_id``.
+
+    ``glob`` and ``exclude`` are one pattern or several (``Path.glob`` patterns, relative to
+    ``corpus_dir``): a file is listed when some ``glob`` pattern matches it and no ``exclude`` pattern
+    does (a pattern matching a folder, such as ``_build/**`` or ``_build``, leaves out everything in it).
     ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
-    ``invalid_corpus`` when ``corpus_dir`` is not a folder or ``glob`` matches no file,
+    ``invalid_corpus`` when ``corpus_dir`` is not a folder or the patterns match no file,
     ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
     ``not_a_regular_file`` for a matching entry that is neither a file nor a folder (a FIFO, a
     socket, a device, a dangling link or a link loop: ``entry_kind``), so no page is left out
@@ -309,14 +279,18 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     root = Path(corpus_dir)
     if not root.is_dir():
         raise IngestionError("invalid_corpus", f"corpus folder not found: {root}")
+    globs = _patterns(glob, (DEFAULT_GLOB,))
+    excluded = {path.relative_to(root).as_posix() for pattern in _patterns(exclude, ()) for path in root.glob(pattern)}
     resolved_root = root.resolve()
     found: dict[str, Path] = {}
     refused: dict[str, IngestionError] = {}  # the first in doc_id order is raised, whatever the listing order
-    for path in root.glob(glob or DEFAULT_GLOB):
+    for path in (path for pattern in globs for path in root.glob(pattern)):
         relative = path.relative_to(root)
         if any(part.startswith(".") for part in relative.parts):
             continue
         doc_id = relative.as_posix()
+        if doc_id in found or any(p in excluded for p in _self_and_parents(relative)):
+            continue
         if not path.is_file():
             # A folder is walked, not read; anything else would be a page silently left out.
             kind = entry_kind(path)
@@ -330,7 +304,8 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     if refused:
         raise refused[min(refused)]
     if not found:
-        raise IngestionError("invalid_corpus", f"no file under {root} matches {glob or DEFAULT_GLOB!r}")
+        shown = ", ".join(repr(g) for g in globs)
+        raise IngestionError("invalid_corpus", f"no file under {root} matches {shown}")
     return sorted(found.items())
 
 
@@ -352,15 +327,28 @@ def entry_kind(path: Path) -> str | None:
 
 
 def read_document_folder(
-    corpus_dir: str | Path, glob: str = DEFAULT_GLOB, max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES
+    corpus_dir: str | Path,
+    glob: str | Sequence[str] = DEFAULT_GLOB,
+    max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    exclude: str | Sequence[str] = (),
+    cache_dir: str | Path | None = None,
+    html_main_content: bool = False,
 ) -> pd.DataFrame:
-    """Every document of a folder corpus, one row per file in ``doc_id`` order.
+    """Every document of a folder corpus, one row per page in ``doc_id`` order (files as ``document_paths``).
 
-    Columns (all dtype ``str``): ``doc_id`` (path relative to ``corpus_dir``, ``/`` separators), ``path``
-    (the file), ``extractor`` (``text``, ``html`` or ``pdf``; see ``EXTRACTORS``) and ``text`` (the
-    extracted text; audit spans are character offsets into it). Raises ``IngestionError`` naming the first
-    file refused, in ``doc_id`` order: ``unsupported_document`` (no extractor for its extension, or PDF
-    without the ``pdf`` extra), ``unreadable_document`` (cannot be read, not UTF-8, a broken PDF),
+    Columns: ``doc_id`` (path relative to ``corpus_dir``, ``/`` separators), ``path`` (the file),
+    ``extractor`` (``markdown``, ``rst``, ``text``, ``html`` or ``pdf``; see ``EXTRACTORS``) and ``text``
+    (the extracted text, which quotes are matched against), all dtype ``str``; ``source_map`` (object:
+    the ``VisibleText`` of a ``markdown`` or ``rst`` page, whose spans are moved back into the file as
+    written; the ``PdfPages`` of a PDF, whose spans gain their page numbers; else ``None``).
+    A regular file whose extension has no extractor is not read: its ``doc_id``
+    is listed in ``frame.attrs["skipped"]`` (sorted). With ``cache_dir`` each page's extraction is kept
+    in that folder between runs (``document_extract``; docs/documents.md, "Extracted text cache").
+    ``html_main_content``: HTML pages are read in main-content mode (navigation, banners, asides out).
+    Raises ``IngestionError`` naming the first
+    file refused, in ``doc_id`` order: ``unsupported_document`` (a PDF without the ``pdf`` extra),
+    ``invalid_corpus`` (no page with an extractor at all), ``unreadable_document`` (cannot be read,
+    not UTF-8, a broken PDF),
     ``document_too_large`` (over ``max_document_bytes``), and the refusals of ``document_paths``.
     Each page is opened as a pinned source is (``io.files.open_regular_beneath``: its resolved path
     checked to be inside the folder, then opened following no link and without blocking, and checked
@@ -368,12 +356,13 @@ def read_document_folder(
     ``path_outside_root``; for a FIFO, socket or device, ``not_a_regular_file``.
     """
     rows = []
+    skipped = []
     resolved_root = os.path.realpath(corpus_dir)
-    for doc_id, path in document_paths(corpus_dir, glob):
+    for doc_id, path in document_paths(corpus_dir, glob, exclude):
         extractor = EXTRACTORS.get(path.suffix.lower())
         if extractor is None:
-            supported = ", ".join(sorted(EXTRACTORS))
-            raise IngestionError("unsupported_document", f"{doc_id}: no extractor for this file type (use {supported})")
+            skipped.append(doc_id)  # CNAME, Makefile, conf.py, an image: not a page, never read
+            continue
         # Opened as a pinned source is, not by path: a page swapped after the listing for a link
         # leading outside, or for a FIFO, is refused here instead of being read or waited on.
         try:
@@ -399,5 +388,12 @@ def read_document_folder(
             raise IngestionError("unreadable_document", f"{doc_id}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)
-        rows.append((doc_id, str(path), extractor, document_text(raw, extractor, doc_id)))
-    return pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS)).astype({c: "str" for c in DOCUMENT_COLUMNS})
+        extracted = document_extract(raw, extractor, doc_id, cache_dir, html_main_content)
+        rows.append((doc_id, str(path), extractor, *extracted))
+    if not rows:
+        supported = ", ".join(sorted(EXTRACTORS))
+        raise IngestionError("invalid_corpus", f"no page under {corpus_dir} has an extractor ({supported})")
+    frame = pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS))
+    frame = frame.astype({c: "str" for c in DOCUMENT_COLUMNS if c != "source_map"})
+    frame.attrs["skipped"] = skipped
+    return frame

@@ -53,6 +53,6 @@ def test_judged_rows_carry_elided_and_plain_rows_do_not(tmp_path):
     plain = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus)))
     assert all("elided" not in row for row in plain)
     judged = drivers.audit_rows(drivers.run_audit(citations, drivers.CorpusFile(corpus), llm_call=standin_judge.judge))
-    assert list(judged[0])[7:10] == ["spans", "elided", "judge"]
+    assert list(judged[0])[9:12] == ["spans", "elided", "judge"]  # after claim and quote
     assert [e["text"] for e in judged[0]["elided"]] == ["pressure"]
     assert judged[1]["gate_verdict"] == "not_found" and [e["text"] for e in judged[1]["elided"]] == ["No"]

@@ -1,0 +1,304 @@
+"""Rendered text of a Markdown page, each visible character mapped back to the file as written.
+
+Why this module exists: a Markdown page is read as rendered, so an honest quote of what the reader
+sees is found (``sensible [limits](config.md#limits) on every pool`` reads "sensible limits on every
+pool"), while its spans still slice the file as written (``io.visible_text``). Parsed by
+``markdown-it-py`` (CommonMark) with tables and strikethrough enabled and the footnote plugin of
+``mdit-py-plugins``; markdown-it gives lines for blocks only, so each piece of text is placed in its
+block's lines in order (``visible_text.align``). Rules: docs/documents.md, "Rendered Markdown and
+reStructuredText".
+
+What is visible: text, emphasis and link text (targets out), inline code (backticks out), code
+blocks and fences (their info string out), headings, list items, table cells (one line per cell, row
+by row), footnote bodies (at the end, as rendered), text inside raw HTML blocks. Left out and
+recorded as hidden: tags (``<br>`` ends a line), comments and directive comments (``<!-- @… -->``),
+footnote markers (``[^3]``), link targets and images.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+
+from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
+
+#: Version of this extractor's rules: part of the extracted-text cache key.
+EXTRACTOR_VERSION = "markdown-1"
+
+# Block tokens whose end ends a line of visible text.
+_LINE_BLOCKS = frozenset(
+    {"paragraph", "heading", "th", "td", "tr", "list_item", "blockquote", "footnote", "table", "dt", "dd"}
+)
+_TAG = re.compile(r"<!--.*?(?:-->|$)|<[^>]*>", re.DOTALL)
+_DIRECTIVE_COMMENT = re.compile(r"<!--\s*@")
+_BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.footnote import footnote_plugin
+
+        _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
+    return _PARSER
+
+
+def _normalized(raw: str) -> tuple[str, list[int] | None]:
+    """markdown-it's view of ``raw`` (``\\r\\n`` and ``\\r`` read as ``\\n``) and its offsets in ``raw``."""
+    if "\r" not in raw:
+        return raw, None
+    out: list[str] = []
+    offsets: list[int] = []
+    i = 0
+    while i < len(raw):
+        offsets.append(i)
+        if raw[i] == "\r":
+            out.append("\n")
+            i += 2 if raw.startswith("\r\n", i) else 1
+        else:
+            out.append(raw[i])
+            i += 1
+    offsets.append(len(raw))
+    return "".join(out), offsets
+
+
+class _Reader:
+    """One page's walk over markdown-it's tokens, in the coordinates of the normalized text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.out = VisibleTextBuilder(text, "markdown")
+        self.line_starts = [0]
+        for match in re.finditer("\n", text):
+            self.line_starts.append(match.end())
+        self.line_cursor: dict[int, int] = {}
+
+    def line_end(self, k: int) -> int:
+        """Offset of line ``k``'s line break (or the end of the text)."""
+        return self.line_starts[k + 1] - 1 if k + 1 < len(self.line_starts) else len(self.text)
+
+    def place_lines(self, content: str, first_line: int) -> tuple[list[int], list[int]]:
+        """Start and end in the text of every character of ``content``, its lines placed from ``first_line``."""
+        starts: list[int] = []
+        ends: list[int] = []
+        k = first_line
+        for i, line in enumerate(content.split("\n")):
+            if i:
+                at = self.line_end(k)
+                starts.append(at)
+                ends.append(min(at + 1, len(self.text)))
+                k += 1
+            if k >= len(self.line_starts):
+                at = len(self.text)
+                starts += [at] * len(line)
+                ends += [at] * len(line)
+                continue
+            col, stop = self.line_cursor.get(k, self.line_starts[k]), self.line_end(k)
+            found = self.text.find(line, col, stop) if line else -1
+            if found >= 0:
+                starts += range(found, found + len(line))
+                ends += range(found + 1, found + len(line) + 1)
+                self.line_cursor[k] = found + len(line)
+            elif line:
+                places, self.line_cursor[k] = align(line, self.text, col, stop)
+                starts += places[0::2]
+                ends += places[1::2]
+        return starts, ends
+
+    def inline(self, token) -> None:
+        """The visible text of one block's inline content (its children tokens, in order)."""
+        src = token.content
+        starts, ends = self.place_lines(src, token.map[0] if token.map else 0)
+        starts.append(ends[-1] if ends else (self.line_starts[token.map[0]] if token.map else 0))
+        ends.append(starts[-1])
+
+        def emit(places: list[int]) -> None:
+            for i in range(0, len(places), 2):
+                a, b = places[i], places[i + 1]
+                char = chars[i // 2]
+                if b > a:
+                    self.out.add(char, starts[a], ends[b - 1])
+                else:
+                    self.out.add(char, starts[a], starts[a])
+
+        def hide(a: int, b: int, kind: str) -> None:
+            if b > a:
+                self.out.hide(starts[a], ends[b - 1], kind)
+
+        cur = 0
+        link_stack: list[str] = []
+        for child in token.children or []:
+            kind = child.type
+            if kind == "text":
+                chars = child.content
+                places, cur = align(chars, src, cur, len(src), entities=True)
+                emit(places)
+            elif kind == "code_inline":
+                cur = _after(src, child.markup, cur)
+                chars = child.content
+                places, cur = align(chars, src, cur, len(src))
+                emit(places)
+                cur = _after(src, child.markup, cur)
+            elif kind in ("softbreak", "hardbreak"):
+                found = src.find("\n", cur)
+                at = found if found >= 0 else cur
+                self.out.add("\n", starts[at], ends[at] if found >= 0 else starts[at])
+                cur = at + 1 if found >= 0 else cur
+            elif kind == "html_inline":
+                found = src.find(child.content, cur)
+                at = found if found >= 0 else cur
+                end = at + len(child.content) if found >= 0 else cur
+                is_comment = child.content.startswith("<!--")
+                hide(at, end, _comment_kind(child.content) if is_comment else "tag")
+                if _BREAK_TAG.fullmatch(child.content):
+                    self.out.add("\n", starts[at], starts[at])
+                cur = end
+            elif kind == "link_open":
+                link_stack.append(child.markup)
+                cur = _after(src, "<" if child.markup == "autolink" else "[", cur)
+            elif kind == "link_close":
+                markup = link_stack.pop() if link_stack else ""
+                if markup == "autolink":
+                    cur = _after(src, ">", cur)
+                elif markup != "linkify":
+                    cur = _after(src, "]", cur)
+                    end = _target_end(src, cur)
+                    hide(cur, end, "link_target")
+                    cur = end
+            elif kind == "image":
+                start = src.find("![", cur)
+                if start >= 0:
+                    end = _target_end(src, _bracket_end(src, start + 1))
+                    hide(start, end, "image")
+                    cur = end
+            elif kind == "footnote_ref":
+                start = src.find("[^", cur)
+                if start >= 0:
+                    end = _after(src, "]", start)
+                    hide(start, end, "footnote_ref")
+                    cur = end
+            elif kind.endswith(("_open", "_close")) and child.markup:
+                cur = _after(src, child.markup, cur)
+
+    def code(self, token) -> None:
+        """A fence or an indented code block: its text as written, the fence lines out."""
+        first = token.map[0] + (1 if token.type == "fence" else 0)
+        content = token.content[:-1] if token.content.endswith("\n") else token.content
+        starts, ends = self.place_lines(content, first)
+        for char, a, b in zip(content, starts, ends):
+            self.out.add(char, a, b)
+        self.out.line_break()
+
+    def html_block(self, token) -> None:
+        """A raw HTML block: comments and tags hidden, the text between them visible."""
+        start = self.line_starts[token.map[0]]
+        end = self.line_starts[token.map[1]] if token.map[1] < len(self.line_starts) else len(self.text)
+        at = start
+        for match in _TAG.finditer(self.text, start, end):
+            self._block_text(at, match.start())
+            tag = match.group()
+            self.out.hide(match.start(), match.end(), _comment_kind(tag) if tag.startswith("<!--") else "tag")
+            if _BREAK_TAG.fullmatch(tag):
+                self.out.line_break()
+            at = match.end()
+        self._block_text(at, end)
+        self.out.line_break()
+
+    def _block_text(self, start: int, end: int) -> None:
+        for i in range(start, end):
+            char = self.text[i]
+            if char.isspace():
+                self.out.space()
+            else:
+                self.out.add(char, i, i + 1)
+
+    def read(self) -> VisibleText:
+        for token in _parser().parse(self.text):
+            kind = token.type
+            if kind == "inline":
+                self.inline(token)
+            elif kind in ("fence", "code_block"):
+                self.code(token)
+            elif kind == "html_block":
+                self.html_block(token)
+            elif kind.endswith("_close") and kind[: -len("_close")] in _LINE_BLOCKS:
+                self.out.line_break()
+        return self.out.build()
+
+
+def _comment_kind(comment: str) -> str:
+    return "directive" if _DIRECTIVE_COMMENT.match(comment) else "comment"
+
+
+def _after(src: str, markup: str, cur: int) -> int:
+    """The offset after the next ``markup`` in ``src`` from ``cur`` (``cur`` when there is none)."""
+    found = src.find(markup, cur) if markup else -1
+    return found + len(markup) if found >= 0 else cur
+
+
+def _bracket_end(src: str, start: int) -> int:
+    """The offset after the ``]`` closing the ``[`` at ``start`` (nesting and escapes respected)."""
+    depth, i = 0, start
+    while i < len(src):
+        char = src[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(src)
+
+
+def _target_end(src: str, cur: int) -> int:
+    """The offset after a link's target at ``cur``: ``(dest "title")``, ``[ref]``, or none (``cur``)."""
+    if cur < len(src) and src[cur] == "[":
+        return _bracket_end(src, cur)
+    if cur < len(src) and src[cur] == "(":
+        depth, i, quote = 0, cur, None
+        while i < len(src):
+            char = src[i]
+            if char == "\\":
+                i += 2
+                continue
+            if quote:
+                quote = None if char == quote else quote
+            elif char in "\"'" and depth == 1:
+                quote = char
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return len(src)
+    return cur
+
+
+def markdown_visible_text(raw: str) -> VisibleText:
+    """The rendered text of a Markdown page (``raw``, decoded) with its map back to ``raw``.
+
+    ``text`` ends every line with ``\\n``; ``starts``/``ends`` are character offsets in ``raw`` (a
+    ``\\r\\n`` line break is both its characters). Never raises for any ``str``: markdown-it reads every
+    text as Markdown. Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
+    """
+    text, offsets = _normalized(raw)
+    read = _Reader(text).read()
+    if offsets is None:
+        return read
+    return VisibleText(
+        raw,
+        read.text,
+        array("q", (offsets[a] for a in read.starts)),
+        array("q", (offsets[b] for b in read.ends)),
+        tuple((offsets[a], offsets[b], kind) for a, b, kind in read.hidden),
+        read.extractor,
+    )

@@ -1,0 +1,319 @@
+"""Rendered text of a reStructuredText page, each visible character mapped back to the file as written.
+
+Why this module exists: a reStructuredText page is read as Sphinx shows it, so ``:meth:`~pool.Pool.close```
+is quoted as ``close()`` and ``:data:`0.5``` as ``0.5``, while spans still slice the file as written
+(``io.visible_text``). Parsed by ``docutils`` into its document tree (file inclusion and raw output
+switched off, no message printed); the roles and directives of Sphinx that docs use are read the way
+Sphinx renders them (the tables below). docutils gives lines for blocks only, so each piece of text is
+placed in the file in order, an inline element within its own markup (``visible_text.align``). Rules:
+docs/documents.md, "Rendered Markdown and reStructuredText".
+
+What is visible: text, titles, emphasis, literals (backticks out), link text (targets out), roles,
+literal and code blocks, list items, table cells (one line per cell paragraph, row by row), footnote
+bodies, the content of admonitions and of Sphinx's version and see-also directives. Left out and
+recorded as hidden: comments and directive comments (``.. @…``), footnote and citation markers, link
+targets, substitution definitions, images, and the directives that show no text of the page (``toctree``,
+``index``, autodoc's).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
+
+#: Version of this extractor's rules: part of the extracted-text cache key.
+EXTRACTOR_VERSION = "rst-1"
+
+#: Sphinx roles shown as code, with a function's ``()`` added when no title is given (Sphinx's default).
+FUNCTION_ROLES = ("func", "meth", "py:func", "py:meth", "c:func", "cpp:func")
+#: Sphinx cross-reference roles shown as code (``~`` keeps the last dotted component).
+CODE_ROLES = (
+    "class", "data", "attr", "mod", "obj", "exc", "const", "type",
+    "py:class", "py:data", "py:attr", "py:mod", "py:obj", "py:exc", "py:const", "py:type",
+    "envvar", "option", "file", "samp", "command", "kbd", "token", "makevar", "regexp", "c:macro", "c:type",
+)  # fmt: skip
+#: Sphinx roles shown as plain text (the title of ``title <target>``, else the target).
+TEXT_ROLES = ("ref", "doc", "term", "numref", "download", "any", "guilabel", "menuselection", "dfn", "program",
+              "mimetype", "manpage", "std:ref", "std:doc", "std:term")  # fmt: skip
+#: Sphinx directives whose content is shown (their own generated labels are not in the file).
+CONTENT_DIRECTIVES = ("seealso", "only", "hlist", "centered", "glossary", "tab", "tabs", "card", "dropdown",
+                      "grid")  # fmt: skip
+#: Sphinx's version notes: the text after the version and the content are shown ("Added in version" is not).
+VERSION_DIRECTIVES = ("versionadded", "versionchanged", "deprecated", "versionremoved")
+#: Sphinx directives shown as their content's code (a doctest's session).
+CODE_DIRECTIVES = ("code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython", "jupyter-execute")
+#: Sphinx directives that show no text of the page.
+SILENT_DIRECTIVES = (
+    "toctree", "index", "currentmodule", "module", "py:module", "py:currentmodule", "highlight",
+    "automodule", "autoclass", "autofunction", "automethod", "autodata", "autoattribute", "autoexception",
+    "autosummary", "literalinclude", "tabularcolumns", "sectionauthor", "codeauthor", "moduleauthor",
+    "testsetup", "testcleanup", "include", "raw", "image", "figure", "only-html", "meta", "contents",
+)  # fmt: skip
+#: Sphinx object descriptions: the signature is shown as code, then the content.
+DESCRIPTION_DIRECTIVES = ("function", "class", "method", "attribute", "data", "exception", "decorator",
+                          "py:function", "py:class", "py:method", "py:attribute", "py:data", "py:exception",
+                          "py:decorator", "py:property", "envvar", "option", "describe", "object")  # fmt: skip
+
+_TITLED = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+_SETTINGS = {
+    "report_level": 5,
+    "halt_level": 5,
+    "file_insertion_enabled": False,
+    "raw_enabled": False,
+    "_disable_config": True,
+    "input_encoding": "unicode",
+    "syntax_highlight": "none",
+}
+_REGISTERED = False
+#: What may stand between the text placed so far and the next inline element: white space, escapes,
+#: and a list item's bullet or enumerator (``*``, ``-``, ``1.``, ``(a)``, ``#.``) or a line block's ``|``.
+_LEAD = re.compile(r"[\s\\]*(?:(?:[-*+\u2022|]|\(?(?:[0-9]+|[a-zA-Z]|[ivxlcdmIVXLCDM]+|#)[.)])\s+)?[\s\\]*")
+
+
+def role_display(role: str, text: str) -> tuple[str, str]:
+    """``(core, suffix)`` a Sphinx role shows for ``text``: ``core`` is in the role's text as written.
+
+    ``title <target>`` shows the title; a ``~`` target its last dotted component; ``!`` is dropped; a
+    function or method role adds ``()`` (the ``suffix``) unless a title is given or it ends with ``)``.
+    """
+    titled = _TITLED.match(text)
+    if titled:
+        return titled["title"], ""
+    target = text.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    suffix = "()" if role in FUNCTION_ROLES and not target.endswith(")") else ""
+    return target, suffix
+
+
+def _register() -> None:
+    """Teach docutils the Sphinx roles and directives above (once per process)."""
+    global _REGISTERED
+    if _REGISTERED:
+        return
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives, roles
+    from docutils.utils import unescape
+
+    def make_role(code: bool):
+        def role(name, rawtext, text, lineno, inliner, options=None, content=None):
+            core, suffix = role_display(name.lower(), unescape(text))
+            node = (nodes.literal if code else nodes.inline)(rawtext, core + suffix)
+            node["cg_core"] = core
+            return [node], []
+
+        return role
+
+    for name in FUNCTION_ROLES + CODE_ROLES:
+        roles.register_local_role(name, make_role(True))
+    for name in TEXT_ROLES:
+        roles.register_local_role(name, make_role(False))
+
+    class AnyOptions(dict):
+        """Every option accepted, its value kept as written (Sphinx's options are not docutils')."""
+
+        def __missing__(self, key):
+            return directives.unchanged
+
+        def __contains__(self, key):
+            return True
+
+    class Sphinxish(Directive):
+        """A Sphinx directive as docutils sees it: an optional argument, any option, any content."""
+
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        option_spec = AnyOptions()
+
+    class Content(Sphinxish):
+        def run(self):
+            node = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    class Silent(Sphinxish):
+        def run(self):
+            return [nodes.comment("", "")]
+
+    class Code(Sphinxish):
+        def run(self):
+            text = "\n".join(self.content)
+            node = nodes.literal_block(text, text)
+            node["cg_line"] = self.content_offset + 1  # its first line of code (1-based)
+            return [node]
+
+    class Described(Sphinxish):
+        required_arguments = 1
+        optional_arguments = 0
+
+        def run(self):
+            node = nodes.container()
+            signature = self.arguments[0]
+            node += nodes.paragraph(signature, "", nodes.literal(signature, signature))
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    class Version(Sphinxish):
+        required_arguments = 1
+
+        def run(self):
+            node = nodes.container()
+            if len(self.arguments) > 1:
+                inline, messages = self.state.inline_text(self.arguments[1], self.lineno)
+                node += nodes.paragraph(self.arguments[1], "", *inline)
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    for name in VERSION_DIRECTIVES:
+        directives.register_directive(name, Version)
+    for name in CONTENT_DIRECTIVES:
+        directives.register_directive(name, Content)
+    for name in SILENT_DIRECTIVES:
+        directives.register_directive(name, Silent)
+    for name in DESCRIPTION_DIRECTIVES:
+        directives.register_directive(name, Described)
+    for name in CODE_DIRECTIVES:
+        directives.register_directive(name, Code)
+    directives.register_directive("code", Code)
+    _REGISTERED = True
+
+
+class _Reader:
+    """One page's walk over the docutils tree, placing text in the file in order."""
+
+    def __init__(self, raw: str) -> None:
+        from docutils import nodes
+
+        self.nodes = nodes
+        self.raw = raw
+        self.out = VisibleTextBuilder(raw, "rst")
+        self.cursor = 0
+        self.line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", raw)]
+        n = nodes
+        self.skip = (n.system_message, n.substitution_definition, n.target, n.raw, n.image, n.label, n.pending)
+        self.hidden = {n.footnote_reference: "footnote_ref", n.citation_reference: "footnote_ref", n.image: "image"}
+        self.lines = (n.paragraph, n.title, n.literal_block, n.term, n.entry, n.list_item, n.field_name, n.line,
+                      n.rubric, n.caption, n.attribution, n.doctest_block, n.subtitle, n.option_string)  # fmt: skip
+        self.inlines = (n.literal, n.emphasis, n.strong, n.reference, n.title_reference, n.inline, n.subscript,
+                        n.superscript, n.abbreviation, n.acronym, n.problematic)  # fmt: skip
+
+    def at_line(self, node) -> None:
+        """Move the cursor to the start of ``node``'s line when docutils knows it and it lies ahead."""
+        line = getattr(node, "line", None) if isinstance(node, self.nodes.paragraph) else None
+        if isinstance(node, self.nodes.Element) and "cg_line" in node:
+            line = node["cg_line"]
+        if line:
+            start = self.line_starts[min(line - 1, len(self.line_starts) - 1)]
+            self.cursor = max(self.cursor, start)
+
+    def locate(self, rawsource: str, limit: int, inline: bool = True) -> int:
+        """Where ``rawsource`` (an element as written) starts at the cursor, or -1.
+
+        An inline element must come next (only white space or a backslash before it), so a later
+        element with the same spelling is never taken for it; a block may come after other text.
+        """
+        if not rawsource:
+            return -1
+        found = self.raw.find(rawsource, self.cursor, limit)
+        if found < 0 or (inline and not _LEAD.fullmatch(self.raw, self.cursor, found)):
+            return -1
+        return found
+
+    def text(self, text: str, limit: int) -> None:
+        places, self.cursor = align(text, self.raw, self.cursor, limit)
+        for i, char in enumerate(text):
+            self.out.add(char, places[2 * i], places[2 * i + 1])
+
+    def walk(self, node, limit: int) -> None:
+        n = self.nodes
+        if isinstance(node, n.Text):
+            self.text(node.astext(), limit)
+            return
+        if isinstance(node, n.comment):
+            self.comment(node, limit)
+            return
+        kind = self.hidden.get(type(node))
+        if kind is not None or isinstance(node, self.skip):
+            found = self.locate(node.rawsource, limit, isinstance(node.parent, n.TextElement))
+            if found >= 0:
+                self.out.hide(found, found + len(node.rawsource), kind or "link_target")
+                self.cursor = found + len(node.rawsource)
+            return
+        if isinstance(node, self.inlines):
+            found = self.locate(node.rawsource, limit)
+            if found >= 0:
+                end = found + len(node.rawsource)
+                core = node.get("cg_core")
+                if core is not None:
+                    self.role(node, found, end)
+                else:
+                    self.cursor = found
+                    for child in node.children:
+                        self.walk(child, end)
+                    if isinstance(node, n.reference):  # `text <target>`_: the target is markup
+                        target = self.raw.find("<", self.cursor, end)
+                        if target >= 0:
+                            self.out.hide(target, self.raw.rfind(">", target, end) + 1, "link_target")
+                self.cursor = end
+                return
+        self.at_line(node)
+        for child in node.children:
+            self.walk(child, limit)
+        if isinstance(node, self.lines):
+            self.out.line_break()
+
+    def role(self, node, start: int, end: int) -> None:
+        """A role as Sphinx shows it: its core placed in its markup, an added ``()`` mapped to nothing."""
+        core, shown = node["cg_core"], node.astext()
+        at = self.raw.rfind(core, start, end) if core else -1
+        if at < 0:
+            self.cursor = start
+            self.text(shown, end)
+            return
+        self.out.hide(start, at, "role")  # the role's name and what ``~`` or a title leaves out
+        self.out.hide(at + len(core), end - 1 if self.raw[end - 1] == "`" else end, "role")
+        for i, char in enumerate(core):
+            self.out.add(char, at + i, at + i + 1)
+        for char in shown[len(core) :]:
+            self.out.add(char, at + len(core), at + len(core))
+
+    def comment(self, node, limit: int) -> None:
+        """A comment (``..`` then text) is hidden; one whose text starts with ``@`` is a directive comment."""
+        body = node.astext()
+        first = body.split("\n", 1)[0].strip()
+        pattern = re.compile(r"\.\.[ \t]+" + re.escape(first)) if first else None
+        match = pattern.search(self.raw, self.cursor, limit) if pattern else None
+        if match is None:
+            return
+        end = match.end()
+        rest = body[len(first) :].strip()
+        if rest:
+            last = rest.rsplit("\n", 1)[-1].strip()
+            found = self.raw.find(last, end, limit)
+            end = found + len(last) if found >= 0 else end
+        self.out.hide(match.start(), end, "directive" if body.lstrip().startswith("@") else "comment")
+        self.cursor = end
+
+    def read(self) -> VisibleText:
+        from docutils.core import publish_doctree
+
+        settings = {**_SETTINGS, "warning_stream": io.StringIO()}
+        tree = publish_doctree(self.raw, settings_overrides=settings)
+        for child in tree.children:
+            self.walk(child, len(self.raw))
+        return self.out.build()
+
+
+def rst_visible_text(raw: str) -> VisibleText:
+    """The rendered text of a reStructuredText page (``raw``, decoded) with its map back to ``raw``.
+
+    ``text`` ends every line with ``\\n``; ``starts``/``ends`` are character offsets in ``raw``. Markup
+    docutils cannot read (an unknown role or directive) is left out of the text, as its error message
+    is; nothing is printed and nothing raised. Rules: docs/documents.md, "Rendered Markdown and
+    reStructuredText".
+    """
+    _register()
+    return _Reader(raw).read()

@@ -1,0 +1,204 @@
+"""What a reader sees of a page, with a map from every visible character back to the file as written.
+
+Why this module exists: a Markdown or reStructuredText page is audited as rendered (link text without
+its target, inline code without its backticks, no tags, footnote markers or directive comments), but
+its spans must still slice the file as written, with 1-based lines in it. The extractors
+(``io.markdown_text``, ``io.rst_text``) build a :class:`VisibleText` through :class:`VisibleTextBuilder`;
+the audit matches quotes against ``VisibleText.text`` and maps each span back with
+:meth:`VisibleText.raw_span`. Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
+
+What it refuses to do: invent positions. A visible character the file does not hold as written (an
+added ``()`` after a function role, a line break between table cells) maps to an empty range where it
+would be, so a span never reaches past the characters that are really in the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from claimgate.textlines import LineIndex
+
+#: A character reference as Markdown reads it (``&amp;``, ``&#35;``, ``&#x23;``).
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+@dataclass(frozen=True, eq=False)
+class VisibleText:
+    """One page's visible text and, per visible character, the raw characters it comes from.
+
+    ``raw``: the file as written (decoded). ``text``: what a reader sees, lines ended by ``\\n``.
+    ``starts``/``ends`` (``array('q')``, one entry per character of ``text``): the character range
+    ``raw[starts[i]:ends[i]]`` that shows as ``text[i]`` (empty for a character the file does not hold).
+    ``hidden``: ``(start, end, kind)`` raw ranges left out that carry content (``directive``,
+    ``comment``, ``tag``, ``footnote_ref``, ``link_target``, ``image``, ``role``: a role's name and the
+    part of its target it does not show), in file order. ``extractor``:
+    ``markdown`` or ``rst``.
+    """
+
+    raw: str
+    text: str
+    starts: array
+    ends: array
+    hidden: tuple[tuple[int, int, str], ...]
+    extractor: str
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        """Line numbers of the raw file (1-based)."""
+        return LineIndex(self.raw)
+
+    def raw_span(self, start: int, end: int) -> tuple[int, int]:
+        """The raw character range ``[a, b)`` holding visible characters ``start:end`` (``start < end``)."""
+        if start >= end:
+            at = self.starts[start] if start < len(self.starts) else len(self.raw)
+            return at, at
+        first = min(self.starts[start:end])
+        last = max(self.ends[start:end])
+        return first, max(first, last)
+
+    def hidden_within(self, start: int, end: int) -> list[dict]:
+        """The hidden ranges lying inside raw characters ``start:end``: ``{kind, start, end, text}`` each."""
+        return [
+            {"kind": kind, "start": a, "end": b, "text": self.raw[a:b]}
+            for a, b, kind in self.hidden
+            if a >= start and b <= end and a < b
+        ]
+
+
+@dataclass(frozen=True)
+class PdfPages:
+    """Where each page of a PDF's extracted text starts: ``starts[k]`` is page ``k + 1``'s first character.
+
+    A page with no text starts where the next one does (it adds no character), so pages keep their
+    numbers in the file (1-based) whatever pages are empty.
+    """
+
+    starts: tuple[int, ...]
+
+    def page_of(self, offset: int) -> int:
+        """The 1-based page holding extracted character ``offset`` (1 for a PDF with no page)."""
+        return max(1, bisect.bisect_right(self.starts, offset))
+
+
+class VisibleTextBuilder:
+    """Collects visible characters with their raw ranges; ``build()`` gives the :class:`VisibleText`."""
+
+    def __init__(self, raw: str, extractor: str) -> None:
+        self.raw = raw
+        self.extractor = extractor
+        self._chars: list[str] = []
+        self.starts = array("q")
+        self.ends = array("q")
+        self.hidden: list[tuple[int, int, str]] = []
+
+    def add(self, char: str, start: int, end: int) -> None:
+        """One visible character shown for ``raw[start:end]``."""
+        self._chars.append(char)
+        self.starts.append(start)
+        self.ends.append(end)
+
+    def line_break(self) -> None:
+        """End the current line (nothing when the text is empty or already ends a line)."""
+        if self._chars and self._chars[-1] != "\n":
+            at = self.ends[-1]
+            self.add("\n", at, at)
+
+    def space(self) -> None:
+        """A separating space, where the text does not already end in white space."""
+        if self._chars and not self._chars[-1].isspace():
+            at = self.ends[-1]
+            self.add(" ", at, at)
+
+    def hide(self, start: int, end: int, kind: str) -> None:
+        """Record ``raw[start:end]`` as content left out of the visible text (``kind``: see ``VisibleText``)."""
+        if start < end:
+            self.hidden.append((start, end, kind))
+
+    def build(self) -> VisibleText:
+        """The visible text, lines ended by ``\\n``, with its map and hidden ranges in file order."""
+        self.line_break()
+        return VisibleText(
+            self.raw, "".join(self._chars), self.starts, self.ends, tuple(sorted(set(self.hidden))), self.extractor
+        )
+
+
+def align(text: str, source: str, cursor: int, limit: int, *, entities: bool = False) -> tuple[list[int], int]:
+    """Place each character of ``text`` in ``source[cursor:limit]``, in order.
+
+    Returns ``(places, cursor)``: ``places`` holds two entries per character (start and end in
+    ``source``) and ``cursor`` where the next search starts. A character is placed at its next
+    occurrence; a backslash escape (``\\*`` for ``*``) and, with ``entities``, a character reference
+    (``&amp;`` for ``&``) are placed whole; white space in ``text`` takes one white-space character of
+    ``source`` when one is next, else an empty range; a character not found gets an empty range.
+    """
+    places: list[int] = []
+    for char in text:
+        if cursor + 1 < limit and source[cursor] == "\\" and source[cursor + 1] == char:
+            places += (cursor, cursor + 2)
+            cursor += 2
+            continue
+        if entities and cursor < limit and source[cursor] == "&":
+            entity = _ENTITY.match(source, cursor, limit)
+            if entity and html.unescape(entity.group()) == char:
+                places += (cursor, entity.end())
+                cursor = entity.end()
+                continue
+        if char.isspace():
+            if cursor < limit and source[cursor].isspace():
+                places += (cursor, cursor + 1)
+                cursor += 1
+            else:
+                places += (cursor, cursor)
+            continue
+        found = source.find(char, cursor, limit)
+        if found < 0:
+            places += (cursor, cursor)
+        else:
+            places += (found, found + 1)
+            cursor = found + 1
+    return places, cursor
+
+
+def raw_spans(spans: list[dict], maps: Mapping[str, VisibleText | PdfPages]) -> list[dict]:
+    """``spans`` (``{doc_id, start, end, start_line, end_line, text, ...}`` in visible characters) moved
+    into the files as written, for the documents that have a ``VisibleText`` in ``maps``; a span of a
+    document with ``PdfPages`` keeps its offsets and gains ``page`` and ``end_page`` (1-based pages of its
+    first and last character); other spans are returned as is.
+
+    A moved span keeps its keys: ``start``/``end`` become character offsets in the raw file (the range
+    holding its visible characters), ``start_line``/``end_line`` 1-based lines of the raw file, ``text``
+    the raw slice ``raw[start:end]`` (markup included); it gains ``elided``: the hidden ranges inside it
+    (``{kind, start, end, text}``: a directive comment, a tag, a footnote marker, a link target…).
+    """
+    if not maps:
+        return spans
+    moved = []
+    for span in spans:
+        visible = maps.get(span.get("doc_id"))
+        if isinstance(visible, PdfPages):
+            last = max(span["start"], span["end"] - 1)
+            moved.append({**span, "page": visible.page_of(span["start"]), "end_page": visible.page_of(last)})
+            continue
+        if visible is None:
+            moved.append(span)
+            continue
+        start, end = visible.raw_span(span["start"], span["end"])
+        start_line, end_line = visible.lines.span_lines(start, end)
+        moved.append(
+            {
+                **span,
+                "start": start,
+                "end": end,
+                "start_line": start_line,
+                "end_line": end_line,
+                "text": visible.raw[start:end],
+                "elided": visible.hidden_within(start, end),
+            }
+        )
+    return moved

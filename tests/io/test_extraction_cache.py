@@ -1,0 +1,127 @@
+"""Extracted text cached with the index (``io.extraction_cache``): warm runs parse no page again."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from claimgate.api import Audit
+from claimgate.io import documents, extraction_cache
+from claimgate.io.documents import read_document_folder
+from claimgate.io.visible_text import PdfPages
+
+from ..api.pdfs import tiny_pdf
+
+PAGES = {
+    "guide.md": "# Guide\n\nUse sensible [limits](config.md) on every pool.\n",
+    "ref.rst": "Ref\n===\n\nCall :meth:`~pool.Pool.close` when the pool is done.\n",
+    "page.html": "<p>Uploads &amp; downloads are limited per minute.</p>",
+    "notes.txt": "Plain notes stay as written.\n",
+}
+
+
+@pytest.fixture
+def site(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in PAGES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / "manual.pdf").write_bytes(tiny_pdf([["Retries stop after three attempts."]]))
+    return folder
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Counts each extractor's calls (the parsers a warm run must not need)."""
+    counted = {"markdown": 0, "rst": 0, "html": 0, "pdf": 0}
+
+    def counting(name, function):
+        def wrapper(*args, **kwargs):
+            counted[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setitem(
+        documents.RENDERED_EXTRACTORS, "markdown", counting("markdown", documents.markdown_visible_text)
+    )
+    monkeypatch.setitem(documents.RENDERED_EXTRACTORS, "rst", counting("rst", documents.rst_visible_text))
+    monkeypatch.setattr(documents, "html_visible_text", counting("html", documents.html_visible_text))
+    monkeypatch.setattr(documents, "pdf_text_and_pages", counting("pdf", documents.pdf_text_and_pages))
+    return counted
+
+
+def _frame_values(frame):
+    maps = [m if m is None or isinstance(m, PdfPages) else (m.text, list(m.starts), list(m.ends), m.hidden)
+            for m in frame["source_map"]]  # fmt: skip
+    return frame[["doc_id", "extractor", "text"]].values.tolist(), maps
+
+
+def test_a_warm_read_parses_no_page_and_gives_the_same_texts_and_maps(site, tmp_path, calls):
+    cache = tmp_path / "cache"
+    cold = read_document_folder(site, cache_dir=cache)
+    assert calls == {"markdown": 1, "rst": 1, "html": 1, "pdf": 1}
+    warm = read_document_folder(site, cache_dir=cache)
+    assert calls == {"markdown": 1, "rst": 1, "html": 1, "pdf": 1}  # nothing parsed again
+    assert _frame_values(warm) == _frame_values(cold) == _frame_values(read_document_folder(site))
+
+
+def test_an_edited_page_is_extracted_again(site, tmp_path, calls):
+    cache = tmp_path / "cache"
+    read_document_folder(site, cache_dir=cache)
+    (site / "guide.md").write_text("# Guide\n\nUse *strict* limits on every pool.\n", encoding="utf-8")
+    frame = read_document_folder(site, cache_dir=cache)
+    assert calls["markdown"] == 2 and calls["rst"] == 1
+    assert "Use strict limits on every pool." in dict(zip(frame["doc_id"], frame["text"]))["guide.md"]
+
+
+def test_a_new_extractor_version_is_another_key(site, tmp_path, calls, monkeypatch):
+    cache = tmp_path / "cache"
+    read_document_folder(site, cache_dir=cache)
+    monkeypatch.setitem(extraction_cache.EXTRACTOR_VERSIONS, "rst", ("rst-test-next", "docutils"))
+    read_document_folder(site, cache_dir=cache)
+    assert calls["rst"] == 2 and calls["markdown"] == 1
+
+
+def test_a_damaged_entry_is_extracted_again_and_rewritten(site, tmp_path, calls):
+    cache = tmp_path / "cache"
+    read_document_folder(site, cache_dir=cache)
+    raw = (site / "ref.rst").read_bytes()
+    key = extraction_cache.entry_key(raw, "rst")
+    (cache / "extracted" / f"{key}.npy").write_bytes(b"\x93NUMPY broken")
+    frame = read_document_folder(site, cache_dir=cache)
+    assert calls["rst"] == 2
+    assert "Call close() when the pool is done." in dict(zip(frame["doc_id"], frame["text"]))["ref.rst"]
+    assert np.load(cache / "extracted" / f"{key}.npy", allow_pickle=False).shape[0] == 2
+
+
+def test_an_entry_is_plain_json_and_npy_never_pickle(site, tmp_path):
+    cache = tmp_path / "cache"
+    read_document_folder(site, cache_dir=cache)
+    entries = sorted(p.suffix for p in (cache / "extracted").iterdir())
+    assert entries == [".json"] * 4 + [".npy"] * 2  # html, pdf, markdown, rst; maps for the rendered two
+    for path in (cache / "extracted").glob("*.json"):
+        assert json.loads(path.read_text(encoding="utf-8"))["key"] == path.stem
+
+
+def test_an_entry_under_another_key_is_not_taken(site, tmp_path, calls):
+    cache = tmp_path / "cache"
+    read_document_folder(site, cache_dir=cache)
+    folder = cache / "extracted"
+    md_key = extraction_cache.entry_key((site / "guide.md").read_bytes(), "markdown")
+    html_key = extraction_cache.entry_key((site / "page.html").read_bytes(), "html")
+    (folder / f"{html_key}.json").write_bytes((folder / f"{md_key}.json").read_bytes())  # a planted entry
+    frame = read_document_folder(site, cache_dir=cache)
+    assert calls["html"] == 2
+    assert dict(zip(frame["doc_id"], frame["text"]))["page.html"] == "Uploads & downloads are limited per minute.\n"
+
+
+def test_audit_from_corpus_with_a_cache_reads_pages_once(site, tmp_path, calls):
+    cache = tmp_path / "cache"
+    quote = [{"citation_id": "c", "doc_id": "guide.md", "quote": "sensible limits on every pool"}]
+    first = Audit.from_corpus(site, cache=cache).check(quote)
+    second = Audit.from_corpus(site, cache=cache).check(quote)
+    assert calls["markdown"] == 1
+    assert first["spans"].tolist() == second["spans"].tolist()
+    assert second.loc[0, "spans"][0]["text"] == "sensible [limits](config.md) on every pool"
