@@ -300,7 +300,8 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
 
     ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
-    ``invalid_corpus`` when ``corpus_dir`` is not a folder or ``glob`` matches no file,
+    ``invalid_corpus`` when ``corpus_dir`` is not a folder or ``glob`` matches no file (an absolute
+    pattern, or one pathlib cannot use, matches none),
     ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
     ``not_a_regular_file`` for a matching entry that is neither a file nor a folder (a FIFO, a
     socket, a device, a dangling link or a link loop: ``entry_kind``), so no page is left out
@@ -312,7 +313,14 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     resolved_root = root.resolve()
     found: dict[str, Path] = {}
     refused: dict[str, IngestionError] = {}  # the first in doc_id order is raised, whatever the listing order
-    for path in root.glob(glob or DEFAULT_GLOB):
+    pattern = glob or DEFAULT_GLOB
+    try:  # pathlib refuses an absolute pattern (NotImplementedError) and a malformed one (ValueError)
+        listed = list(root.glob(pattern))
+    except (NotImplementedError, ValueError):
+        raise IngestionError(
+            "invalid_corpus", f"no file under {root} matches {pattern!r} (a pattern relative to the folder is needed)"
+        ) from None
+    for path in listed:
         relative = path.relative_to(root)
         if any(part.startswith(".") for part in relative.parts):
             continue
@@ -330,7 +338,7 @@ def document_paths(corpus_dir: str | Path, glob: str = DEFAULT_GLOB) -> list[tup
     if refused:
         raise refused[min(refused)]
     if not found:
-        raise IngestionError("invalid_corpus", f"no file under {root} matches {glob or DEFAULT_GLOB!r}")
+        raise IngestionError("invalid_corpus", f"no file under {root} matches {pattern!r}")
     return sorted(found.items())
 
 
