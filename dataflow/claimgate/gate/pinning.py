@@ -37,10 +37,12 @@ from claimgate.io.manifest_lock import manifest_locked
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
+    SourceReader,
     manifest_document,
     manifest_entry_problem,
     read_manifest,
     read_source_text,
+    same_file_problem,
 )
 from claimgate.io.writers import write_json
 from claimgate.textlines import LINE_TERMINATORS
@@ -352,11 +354,7 @@ def _refuse_one_file_twice(root: Path, sources: list[dict]) -> None:
         if key is None:
             continue
         if key in seen:
-            earlier = seen[key]
-            raise IngestionError(
-                "duplicate_source_path",
-                f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
-            )
+            raise same_file_problem(entry, seen[key])
         seen[key] = entry
 
 
@@ -371,38 +369,28 @@ class VerifyReport:
 def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> VerifyReport:
     """Check every pin of a manifest without running a case; collect every problem, in manifest order.
 
-    Each entry gets the gate's checks (``manifest_entry_problem``, then
-    ``read_source_text``: missing file, outside the folder, too large, hash, UTF-8,
-    then ``duplicate_source_path`` for the file of an earlier sound entry); an entry's
-    first problem is reported and the next entry is checked. A manifest
-    that cannot be read at all is one problem (``invalid_manifest``). Never raises
-    ``IngestionError``.
+    Each entry gets the gate's checks, the same functions the gate's reader calls
+    (``manifest_entry_problem``, then ``io.sources.SourceReader.read``: missing file, outside
+    the folder, ``duplicate_source_path`` for the file of an earlier entry, too large, hash,
+    UTF-8); an entry's first problem, in the gate's order, is reported and the next entry is
+    checked. ``corpus_too_large`` is the gate's run limit, not a pin's, and is not checked
+    here. A manifest that cannot be read at all is one problem (``invalid_manifest``). Never
+    raises ``IngestionError``.
     """
     try:
         document = manifest_document(manifest_path)
     except IngestionError as exc:
         return VerifyReport(checked=0, problems=[exc])
-    root = Path(manifest_path).resolve().parent
+    reader = SourceReader(Path(manifest_path).resolve().parent, max_source_bytes, max_corpus_bytes=None)
     problems: list[IngestionError] = []
     seen: set[str] = set()
-    files: dict[tuple[int, int], dict] = {}
     for position, entry in enumerate(document["sources"]):
         problem = manifest_entry_problem(entry, position, seen)
         if problem is None:
             try:
-                read_source_text(root, entry, max_source_bytes)
+                reader.read(entry)
             except IngestionError as exc:
                 problem = exc
-        if problem is None:
-            key = _file_key(root, entry)
-            if key in files:
-                earlier = files[key]
-                problem = IngestionError(
-                    "duplicate_source_path",
-                    f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
-                )
-            elif key is not None:
-                files[key] = entry
         if problem is not None:
             problems.append(problem)
     return VerifyReport(checked=len(document["sources"]), problems=problems)
