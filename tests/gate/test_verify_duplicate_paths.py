@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from claimgate.errors import IngestionError
-from claimgate.gate.pinning import verify_manifest
+from claimgate.gate.verifying import verify_manifest
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest, read_source_texts
 from hypothesis import given, settings
 from hypothesis import strategies as st

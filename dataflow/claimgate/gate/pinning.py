@@ -1,12 +1,12 @@
-"""Pinning documentation: writing a manifest from files, and checking every pin of one (``claimgate pin``/``verify``).
+"""Pinning documentation: writing a manifest from files (``claimgate pin``); checking one is ``gate.verifying``.
 
 It sits on the gate's side of the layers (it reads the schema's version scheme, ``gate.versions``);
 the commands that call it are ``cli.pin``, the file primitives it uses are ``io``.
 
 Why: the gate trusts a page only through its manifest entry (path, version, SHA-256 of
 the raw bytes), and one stale hash refuses the whole run. Computing hashes by hand
-after every edit is where users give up, so ``pinned_manifest`` writes them and
-``verify_manifest`` says, for every entry at once, which pins no longer hold.
+after every edit is where users give up, so ``pinned_manifest`` writes them (and
+``gate.verifying.verify_manifest`` says, for every entry at once, which pins no longer hold).
 
 What it refuses to do: guess. Two files that would get the same ``source_id`` are
 refused (``duplicate_source_id``), never numbered; a file outside the manifest's
@@ -37,7 +37,6 @@ from claimgate.io.manifest_lock import manifest_locked
 from claimgate.io.sources import (
     DEFAULT_MAX_SOURCE_BYTES,
     MANIFEST_FIELDS,
-    SourceReader,
     manifest_document,
     manifest_entry_problem,
     read_manifest,
@@ -356,41 +355,3 @@ def _refuse_one_file_twice(root: Path, sources: list[dict]) -> None:
         if key in seen:
             raise same_file_problem(entry, seen[key])
         seen[key] = entry
-
-
-@dataclass
-class VerifyReport:
-    """What ``verify_manifest`` found: how many entries it ``checked`` and every ``problems`` refusal."""
-
-    checked: int
-    problems: list[IngestionError]
-
-
-def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> VerifyReport:
-    """Check every pin of a manifest without running a case; collect every problem, in manifest order.
-
-    Each entry gets the gate's checks, the same functions the gate's reader calls
-    (``manifest_entry_problem``, then ``io.sources.SourceReader.read``: missing file, outside
-    the folder, ``duplicate_source_path`` for the file of an earlier entry, too large, hash,
-    UTF-8); an entry's first problem, in the gate's order, is reported and the next entry is
-    checked. ``corpus_too_large`` is the gate's run limit, not a pin's, and is not checked
-    here. A manifest that cannot be read at all is one problem (``invalid_manifest``). Never
-    raises ``IngestionError``.
-    """
-    try:
-        document = manifest_document(manifest_path)
-    except IngestionError as exc:
-        return VerifyReport(checked=0, problems=[exc])
-    reader = SourceReader(Path(manifest_path).resolve().parent, max_source_bytes, max_corpus_bytes=None)
-    problems: list[IngestionError] = []
-    seen: set[str] = set()
-    for position, entry in enumerate(document["sources"]):
-        problem = manifest_entry_problem(entry, position, seen)
-        if problem is None:
-            try:
-                reader.read(entry)
-            except IngestionError as exc:
-                problem = exc
-        if problem is not None:
-            problems.append(problem)
-    return VerifyReport(checked=len(document["sources"]), problems=problems)
