@@ -61,7 +61,7 @@ def test_verify_reports_a_path_edited_to_an_earlier_entrys_as_duplicate_source_p
     assert _gate_refusal(manifest).reason == "duplicate_source_path"
     report = verify_manifest(manifest)
     assert [p.reason for p in report.problems] == ["duplicate_source_path"]
-    assert (report.problems[0].detail) == _gate_refusal(manifest).detail
+    assert report.problems[0].detail == _gate_refusal(manifest).detail == "source ids a and b both pin docs/a.md"
     code, _, err = cli(capsys, "verify", "--manifest", str(manifest))
     assert code == 3 and "duplicate_source_path" in err.splitlines()[0] and "hash_mismatch" not in err
 
@@ -80,6 +80,7 @@ def test_verify_reports_one_file_reached_two_ways_as_duplicate_source_path(tmp_p
     manifest = _manifest(root, [("a", "docs/a.md", _sha(PAGES["a.md"])), ("alias", second, _sha(PAGES["a.md"]))])
     assert [p.reason for p in verify_manifest(manifest).problems] == ["duplicate_source_path"]
     assert _gate_refusal(manifest).reason == "duplicate_source_path"
+    assert _gate_refusal(manifest).detail == f"source ids a and alias pin one file: docs/a.md and {second}"
 
 
 def test_verify_reports_both_a_stale_entry_and_the_entry_sharing_its_file(tmp_path):

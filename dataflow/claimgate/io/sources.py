@@ -202,7 +202,9 @@ def _open_source(
         raise IngestionError("missing_source", f"{source_id}: {relative}: {exc}") from None
     inside = os.path.join(root, "")  # root with one trailing separator; root itself is resolved
     if not (resolved.startswith(inside) or resolved == str(root)):
-        raise IngestionError("path_outside_root", f"{source_id}: {relative} resolves outside")
+        raise IngestionError(
+            "path_outside_root", f"{source_id}: {relative} resolves outside the manifest's folder {root}"
+        )
     try:
         return open_regular(resolved)
     except NotRegularFileError as exc:
@@ -267,11 +269,14 @@ def read_source_texts(
 
 
 def same_file_problem(entry: Mapping[str, str], earlier: Mapping[str, str]) -> IngestionError:
-    """``duplicate_source_path`` for ``entry``, whose file is the one ``earlier`` pins (docs/gate-rules.md)."""
-    return IngestionError(
-        "duplicate_source_path",
-        f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
-    )
+    """``duplicate_source_path`` for ``entry``, whose file is the one ``earlier`` pins (docs/gate-rules.md).
+
+    The detail names both source ids, the earlier first, and the path (or both paths when they differ).
+    """
+    ids = f"source ids {earlier['source_id']} and {entry['source_id']}"
+    if entry["path"] == earlier["path"]:
+        return IngestionError("duplicate_source_path", f"{ids} both pin {entry['path']}")
+    return IngestionError("duplicate_source_path", f"{ids} pin one file: {earlier['path']} and {entry['path']}")
 
 
 class SourceReader:
