@@ -73,8 +73,8 @@ def test_one_file_under_two_ids_is_duplicate_source_path_and_nothing_is_written(
     before = (docs / "m.json").read_bytes()
     code, _, err = pin(capsys, "docs/1.0/guide.md", "--version", "1.0", "--output", "m.json", "--source-id", "path")
     assert code == 3 and err.splitlines() == [
-        "error: IngestionError: duplicate_source_path: docs/1.0/guide.md: docs/1.0/guide.md is the file of guide "
-        "(docs/1.0/guide.md)"
+        "error: IngestionError: duplicate_source_path: source ids guide and docs/1.0/guide.md "
+        "both pin docs/1.0/guide.md"
     ]
     assert (docs / "m.json").read_bytes() == before
 

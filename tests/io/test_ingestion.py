@@ -149,6 +149,16 @@ def test_a_symlink_resolving_outside_the_manifest_folder_is_path_outside_root(tm
     assert _refusal(manifest).reason == "path_outside_root"
 
 
+def test_a_manifest_symlinks_refusal_names_the_folder_it_resolves_outside_of(tmp_path):
+    outside = tmp_path / "secret.md"
+    outside.write_bytes(DIRECTIVE)
+    folder = tmp_path / "root"
+    manifest = _write_manifest(folder, {"sources": [_entry(source_id="x", path="sources/link.md")]})
+    os.symlink(outside, folder / "sources" / "link.md")
+    refused = _refusal(manifest)
+    assert refused.detail == f"x: sources/link.md resolves outside the manifest's folder {folder.resolve()}"
+
+
 def test_a_symlinked_folder_resolving_outside_is_path_outside_root(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

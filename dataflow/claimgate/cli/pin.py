@@ -16,8 +16,9 @@ from claimgate.cli.project import check_manifest_schema, resolve_options, schema
 from claimgate.cli.terminal import text_table
 from claimgate.errors import ClaimgateError, UsageError
 from claimgate.gate.pin_folders import folder_files, versions_from_path
-from claimgate.gate.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest, verify_manifest
+from claimgate.gate.pinning import HASH_PREFIX, SOURCE_ID_MODES, pinned_manifest
 from claimgate.gate.schema import load_schema
+from claimgate.gate.verifying import verify_manifest
 from claimgate.io.sources import read_manifest
 
 EXIT_REFUSED = 3

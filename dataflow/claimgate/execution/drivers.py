@@ -30,6 +30,7 @@ from claimgate.execution.executors import (  # noqa: F401  (re-exported)
     ray_session,
     task_executor,
 )
+from claimgate.execution.hamilton_logs import quiet_refusals
 from claimgate.execution.progress import ProgressBar
 from claimgate.execution.settings import RunSettings
 from claimgate.gate import batching as gate_batching
@@ -43,6 +44,8 @@ from claimgate.io import pinned_sources
 if TYPE_CHECKING:  # the audit's modules are imported when an audit runs, not for a gate run
     from claimgate.audit.matching.settings import MatchSettings
 
+quiet_refusals()  # the API's refusals print nothing through Hamilton's loggers (execution.hamilton_logs)
+
 #: How a run runs when the caller says nothing: whole-table, local, the loaders' size limits.
 LOCAL = RunSettings()
 
@@ -50,6 +53,7 @@ LOCAL = RunSettings()
 def quiet_hamilton_logs(debug: bool = False) -> None:
     """Keep Hamilton's own error banner off stderr unless ``debug`` (refusals print one line)."""
     logging.getLogger("hamilton").setLevel(logging.DEBUG if debug else logging.CRITICAL)
+    quiet_refusals(show=debug)
 
 
 def _builder(modules: tuple, config: dict, remote_executor: object | None, adapters: tuple = ()) -> driver.Builder:

@@ -1,12 +1,12 @@
-"""Pinning documentation: writing a manifest from files, and checking every pin of one (``claimgate pin``/``verify``).
+"""Pinning documentation: writing a manifest from files (``claimgate pin``); checking one is ``gate.verifying``.
 
 It sits on the gate's side of the layers (it reads the schema's version scheme, ``gate.versions``);
 the commands that call it are ``cli.pin``, the file primitives it uses are ``io``.
 
 Why: the gate trusts a page only through its manifest entry (path, version, SHA-256 of
 the raw bytes), and one stale hash refuses the whole run. Computing hashes by hand
-after every edit is where users give up, so ``pinned_manifest`` writes them and
-``verify_manifest`` says, for every entry at once, which pins no longer hold.
+after every edit is where users give up, so ``pinned_manifest`` writes them (and
+``gate.verifying.verify_manifest`` says, for every entry at once, which pins no longer hold).
 
 What it refuses to do: guess. Two files that would get the same ``source_id`` are
 refused (``duplicate_source_id``), never numbered; a file outside the manifest's
@@ -41,6 +41,7 @@ from claimgate.io.sources import (
     manifest_entry_problem,
     read_manifest,
     read_source_text,
+    same_file_problem,
 )
 from claimgate.io.writers import write_json
 from claimgate.textlines import LINE_TERMINATORS
@@ -352,57 +353,5 @@ def _refuse_one_file_twice(root: Path, sources: list[dict]) -> None:
         if key is None:
             continue
         if key in seen:
-            earlier = seen[key]
-            raise IngestionError(
-                "duplicate_source_path",
-                f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
-            )
+            raise same_file_problem(entry, seen[key])
         seen[key] = entry
-
-
-@dataclass
-class VerifyReport:
-    """What ``verify_manifest`` found: how many entries it ``checked`` and every ``problems`` refusal."""
-
-    checked: int
-    problems: list[IngestionError]
-
-
-def verify_manifest(manifest_path: str | Path, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> VerifyReport:
-    """Check every pin of a manifest without running a case; collect every problem, in manifest order.
-
-    Each entry gets the gate's checks (``manifest_entry_problem``, then
-    ``read_source_text``: missing file, outside the folder, too large, hash, UTF-8,
-    then ``duplicate_source_path`` for the file of an earlier sound entry); an entry's
-    first problem is reported and the next entry is checked. A manifest
-    that cannot be read at all is one problem (``invalid_manifest``). Never raises
-    ``IngestionError``.
-    """
-    try:
-        document = manifest_document(manifest_path)
-    except IngestionError as exc:
-        return VerifyReport(checked=0, problems=[exc])
-    root = Path(manifest_path).resolve().parent
-    problems: list[IngestionError] = []
-    seen: set[str] = set()
-    files: dict[tuple[int, int], dict] = {}
-    for position, entry in enumerate(document["sources"]):
-        problem = manifest_entry_problem(entry, position, seen)
-        if problem is None:
-            try:
-                read_source_text(root, entry, max_source_bytes)
-            except IngestionError as exc:
-                problem = exc
-        if problem is None:
-            key = _file_key(root, entry)
-            if key in files:
-                earlier = files[key]
-                problem = IngestionError(
-                    "duplicate_source_path",
-                    f"{entry['source_id']}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
-                )
-            elif key is not None:
-                files[key] = entry
-        if problem is not None:
-            problems.append(problem)
-    return VerifyReport(checked=len(document["sources"]), problems=problems)

@@ -260,6 +260,19 @@ def _self_and_parents(relative: Path) -> list[str]:
     return [relative.as_posix(), *(p.as_posix() for p in relative.parents if p.parts)]
 
 
+def _globbed(root: Path, pattern: str) -> list[Path]:
+    """Every path ``root.glob(pattern)`` lists; ``invalid_corpus`` for a pattern pathlib cannot use.
+
+    pathlib refuses an absolute pattern (``NotImplementedError``) and a malformed one (``ValueError``);
+    either matches no file of the folder (docs/documents.md, "Which files").
+    """
+    try:
+        return list(root.glob(pattern))
+    except (NotImplementedError, ValueError):
+        detail = f"no file under {root} matches {pattern!r} (a pattern relative to the folder is needed)"
+        raise IngestionError("invalid_corpus", detail) from None
+
+
 def document_paths(
     corpus_dir: str | Path, glob: str | Sequence[str] = DEFAULT_GLOB, exclude: str | Sequence[str] = ()
 ) -> list[tuple[str, Path]]:
@@ -270,7 +283,8 @@ def document_paths(
     does (a pattern matching a folder, such as ``_build/**`` or ``_build``, leaves out everything in it).
     ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
-    ``invalid_corpus`` when ``corpus_dir`` is not a folder or the patterns match no file,
+    ``invalid_corpus`` when ``corpus_dir`` is not a folder or the patterns match no file (an absolute
+    pattern, or one pathlib cannot use, matches none),
     ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
     ``not_a_regular_file`` for a matching entry that is neither a file nor a folder (a FIFO, a
     socket, a device, a dangling link or a link loop: ``entry_kind``), so no page is left out
@@ -280,11 +294,11 @@ def document_paths(
     if not root.is_dir():
         raise IngestionError("invalid_corpus", f"corpus folder not found: {root}")
     globs = _patterns(glob, (DEFAULT_GLOB,))
-    excluded = {path.relative_to(root).as_posix() for pattern in _patterns(exclude, ()) for path in root.glob(pattern)}
+    excluded = {p.relative_to(root).as_posix() for pattern in _patterns(exclude, ()) for p in _globbed(root, pattern)}
     resolved_root = root.resolve()
     found: dict[str, Path] = {}
     refused: dict[str, IngestionError] = {}  # the first in doc_id order is raised, whatever the listing order
-    for path in (path for pattern in globs for path in root.glob(pattern)):
+    for path in (path for pattern in globs for path in _globbed(root, pattern)):
         relative = path.relative_to(root)
         if any(part.startswith(".") for part in relative.parts):
             continue

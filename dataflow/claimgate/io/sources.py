@@ -202,7 +202,9 @@ def _open_source(
         raise IngestionError("missing_source", f"{source_id}: {relative}: {exc}") from None
     inside = os.path.join(root, "")  # root with one trailing separator; root itself is resolved
     if not (resolved.startswith(inside) or resolved == str(root)):
-        raise IngestionError("path_outside_root", f"{source_id}: {relative} resolves outside")
+        raise IngestionError(
+            "path_outside_root", f"{source_id}: {relative} resolves outside the manifest's folder {root}"
+        )
     try:
         return open_regular(resolved)
     except NotRegularFileError as exc:
@@ -260,22 +262,49 @@ def read_source_texts(
     for one file would count one page as two agreeing sources. ``corpus_too_large``
     when the files hold more than ``max_corpus_bytes`` bytes together (``None``: no limit).
     Sizes are in bytes; no more than ``max_source_bytes + 1`` bytes of a file are read.
+    The checks are ``SourceReader.read``'s, one entry after another.
     """
-    texts: list[str] = []
-    seen: dict[tuple[int, int], Mapping[str, str]] = {}
-    folders: dict[str, str] = {}
-    total = 0
-    for entry in entries:
-        source_id = entry["source_id"]
-        fd, info = _open_source(root, entry, folders)
+    reader = SourceReader(root, max_source_bytes, max_corpus_bytes)
+    return [reader.read(entry) for entry in entries]
+
+
+def same_file_problem(entry: Mapping[str, str], earlier: Mapping[str, str]) -> IngestionError:
+    """``duplicate_source_path`` for ``entry``, whose file is the one ``earlier`` pins (docs/gate-rules.md).
+
+    The detail names both source ids, the earlier first, and the path (or both paths when they differ).
+    """
+    ids = f"source ids {earlier['source_id']} and {entry['source_id']}"
+    if entry["path"] == earlier["path"]:
+        return IngestionError("duplicate_source_path", f"{ids} both pin {entry['path']}")
+    return IngestionError("duplicate_source_path", f"{ids} pin one file: {earlier['path']} and {entry['path']}")
+
+
+class SourceReader:
+    """The per-file checks of a manifest's sources, one entry at a time in manifest order (the gate's order).
+
+    ``read(entry)`` opens the file (``missing_source``, ``path_outside_root``), refuses the
+    file of an earlier entry read by this reader (``duplicate_source_path``: an entry claims
+    its file as soon as it is opened, even when a later check refuses it), then
+    ``source_too_large``, ``corpus_too_large`` (the bytes of the entries read so far),
+    ``hash_mismatch`` and ``invalid_encoding``. ``read_source_texts`` stops at the first
+    refusal; ``claimgate verify`` catches each and goes on, so it reports what the gate refuses.
+    """
+
+    def __init__(self, root: Path, max_source_bytes: int, max_corpus_bytes: int | None = DEFAULT_MAX_CORPUS_BYTES):
+        self.root, self.max_source_bytes, self.max_corpus_bytes = root, max_source_bytes, max_corpus_bytes
+        self.files: dict[tuple[int, int], Mapping[str, str]] = {}  # (device, inode) -> the entry that pinned it
+        self.folders: dict[str, str] = {}  # resolved folders (``_resolved_file``)
+        self.total = 0  # bytes read, in all
+
+    def read(self, entry: Mapping[str, str]) -> str:
+        """The verified text of ``entry``'s file; raises ``IngestionError`` with the first refusal's reason."""
+        source_id, max_source_bytes = entry["source_id"], self.max_source_bytes
+        fd, info = _open_source(self.root, entry, self.folders)
         try:
-            earlier = seen.get((info.st_dev, info.st_ino))
+            earlier = self.files.get((info.st_dev, info.st_ino))
             if earlier is not None:
-                raise IngestionError(
-                    "duplicate_source_path",
-                    f"{source_id}: {entry['path']} is the file of {earlier['source_id']} ({earlier['path']})",
-                )
-            seen[(info.st_dev, info.st_ino)] = entry
+                raise same_file_problem(entry, earlier)
+            self.files[(info.st_dev, info.st_ino)] = entry
             try:
                 if info.st_size > max_source_bytes:
                     raise TooLargeError(max_source_bytes)
@@ -284,13 +313,12 @@ def read_source_texts(
                 raise IngestionError("source_too_large", f"{source_id}: more than {max_source_bytes} bytes") from None
         finally:
             os.close(fd)
-        total += len(raw)
-        if max_corpus_bytes is not None and total > max_corpus_bytes:
+        self.total += len(raw)
+        if self.max_corpus_bytes is not None and self.total > self.max_corpus_bytes:
             raise IngestionError(
-                "corpus_too_large", f"{source_id}: the sources up to here hold more than {max_corpus_bytes} bytes"
+                "corpus_too_large", f"{source_id}: the sources up to here hold more than {self.max_corpus_bytes} bytes"
             )
-        texts.append(_verified_text(entry, raw))
-    return texts
+        return _verified_text(entry, raw)
 
 
 def sources_frame(records: list[dict]) -> pd.DataFrame:

@@ -44,6 +44,9 @@ _exit_deadline: dict = {"timer": None}
 #: The process that installed the handlers (``install_termination_handlers``); forked children differ.
 _installed_in: dict = {"pid": None}
 
+#: Whether this run already printed its one "interrupted by" line (``interrupted_status`` or the deadline).
+_said: dict = {"interrupted": False}
+
 #: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
 _deferral: dict = {"depth": 0, "pending": None}
 
@@ -67,15 +70,21 @@ def _raise_terminated(signum: int, frame: object) -> None:
 
 
 def _arm_exit_deadline(signum: int) -> None:
-    """Exit with ``128 + signum`` after ``TERMINATION_GRACE_SECONDS`` if the clean-up has not ended the run."""
+    """Exit with ``128 + signum`` after ``TERMINATION_GRACE_SECONDS`` if the clean-up has not ended the run.
+
+    The line is printed once, by the process that installed the handlers, and only when the run
+    had not already said it was interrupted (``interrupted_status``): one line on stderr either way.
+    """
 
     def force_exit() -> None:
-        print(
-            f"error: interrupted by {signal.Signals(signum).name}; clean-up took over "
-            f"{TERMINATION_GRACE_SECONDS:.0f} s, exiting (the next run removes any temporary left)",
-            file=sys.stderr,
-            flush=True,
-        )
+        if _installed_in["pid"] in (None, os.getpid()) and not _said["interrupted"]:
+            _said["interrupted"] = True
+            print(
+                f"error: interrupted by {signal.Signals(signum).name}; clean-up took over "
+                f"{TERMINATION_GRACE_SECONDS:.0f} s, exiting (the next run removes any temporary left)",
+                file=sys.stderr,
+                flush=True,
+            )
         os._exit(128 + signum)
 
     if _exit_deadline["timer"] is not None:
@@ -112,6 +121,32 @@ def deferred_termination() -> Iterator[None]:
         raise Terminated(pending)
 
 
+def _swallowed_terminated(unraisable: object) -> None:
+    """``sys.unraisablehook``: a ``Terminated`` raised where Python ignores exceptions is delivered again.
+
+    The handler raises wherever the main thread is; inside an at-fork callback (a pool forking its
+    workers runs ``logging``'s), a ``__del__`` or a weak-reference callback Python prints "Exception
+    ignored in …" and goes on, and the run would finish as if never signalled. Instead the signal is
+    sent again, so ``Terminated`` is raised at the next bytecode of the main thread, in the run's code.
+    Every other unraisable exception goes to the hook that was there before.
+    """
+    exc = getattr(unraisable, "exc_value", None)
+    if not isinstance(exc, Terminated) or _installed_in["pid"] != os.getpid():
+        _previous_unraisablehook["hook"](unraisable)
+        return
+    signal.signal(exc.signum, _raise_terminated)  # the handler had set it to SIG_IGN
+    # Sent from a thread, a moment later: sent from here, the handler would run again at once, still
+    # inside the frame that ignores exceptions. Swallowed again, it comes back here and is resent.
+    resend = threading.Timer(REDELIVERY_SECONDS, os.kill, (os.getpid(), exc.signum))
+    resend.daemon = True
+    resend.start()
+
+
+_previous_unraisablehook: dict = {"hook": sys.unraisablehook}
+#: How long after a swallowed ``Terminated`` its signal is sent again (``_swallowed_terminated``).
+REDELIVERY_SECONDS = 0.01
+
+
 def install_termination_handlers() -> bool:
     """Make SIGTERM and SIGHUP raise ``Terminated`` in the main thread; return whether installed.
 
@@ -122,6 +157,9 @@ def install_termination_handlers() -> bool:
     if threading.current_thread() is not threading.main_thread():
         return False
     _installed_in["pid"] = os.getpid()
+    if sys.unraisablehook is not _swallowed_terminated:
+        _previous_unraisablehook["hook"] = sys.unraisablehook
+        sys.unraisablehook = _swallowed_terminated
     for signum in TERMINATION_SIGNALS:
         if signal.getsignal(signum) is signal.SIG_IGN:
             continue
@@ -138,5 +176,6 @@ def interrupted_status(exc: KeyboardInterrupt, stream: TextIO | None = None) -> 
     """
     signum = exc.signum if isinstance(exc, Terminated) else int(signal.SIGINT)
     name = signal.Signals(signum).name
+    _said["interrupted"] = True
     print(f"error: interrupted by {name}; no partial output was left", file=stream or sys.stderr)
     return 128 + signum
