@@ -1,4 +1,4 @@
-"""Hostile PDFs (``io.documents.pdf_text``): refused in one line, exit 3, never a traceback or a long run."""
+"""Hostile PDFs (``io.pdf_text``): refused in one line, exit 3, never a traceback or a long run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 from claimgate.errors import IngestionError
-from claimgate.io import documents
+from claimgate.io import pdf_text as pdf_reader
 from claimgate.io.documents import MAX_PDF_PAGE_CHARS, MAX_PDF_PAGES, pdf_text, read_document_folder
 
 from ..api.pdfs import raw_pdf, tiny_pdf
@@ -129,7 +129,7 @@ def test_a_pdf_page_giving_more_text_than_the_bound_is_refused_while_it_is_read(
 
 
 def test_a_pdf_giving_more_text_than_the_whole_file_bound_is_refused(monkeypatch):
-    monkeypatch.setattr(documents, "MAX_PDF_TEXT_CHARS", 25)
+    monkeypatch.setattr(pdf_reader, "MAX_PDF_TEXT_CHARS", 25)
     assert pdf_text(tiny_pdf([["ten chars."], ["ten chars."]]), "ok.pdf") == "ten chars.\nten chars.\n"
     with pytest.raises(IngestionError) as caught:
         pdf_text(tiny_pdf([["ten chars."], ["ten chars."], ["ten chars."]]), "long.pdf")
