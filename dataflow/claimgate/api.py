@@ -320,6 +320,7 @@ class Audit:
         min_tokens: int = 4,
         window_chars: int = 2000,
         diagnose: bool = True,
+        ledger: str | Path | None = None,
     ) -> pd.DataFrame:
         """Audit citations against the corpus; one row per citation, in input order.
 
@@ -332,11 +333,19 @@ class Audit:
         judge: what each ellipsis left out, as spans), ``judge`` (dict or None), ``model_calls`` (int64);
         with ``diagnose`` (the default) then ``diagnosis`` (object: the near-miss diagnosis of a rejected
         citation, else None; see docs/audit-rules.md, "Diagnosis"). Verdicts are the same either way.
-        A bad row is ``invalid_citation``; nothing is raised for one row.
+        A bad row is ``invalid_citation``; nothing is raised for one row. ``ledger``: a ``.jsonl`` path to
+        append one ledger row per citation to, for a later recheck (docs/recheck-rules.md, "The ledger").
         """
         match = MatchSettings(min_tokens=min_tokens, window_chars=window_chars)
         table = citation_table_frame(_rows(citations))
-        results = drivers.run_audit(table, self._corpus, llm_call=judge, match=match, diagnose=diagnose).results
+        run = drivers.run_audit(table, self._corpus, llm_call=judge, match=match, diagnose=diagnose)
+        results = run.results
+        if ledger is not None:
+            from claimgate.audit.ledger import citation_ledger_rows
+            from claimgate.io.ledger_file import append_ledger
+
+            quotes = dict(zip(table["citation_id"], table["quote"]))
+            append_ledger(ledger, citation_ledger_rows(drivers.audit_rows(run), quotes, run.documents))
         columns = list(audit_columns(results))
         return results[[*columns, DIAGNOSIS_COLUMN] if diagnose else columns].reset_index(drop=True)
 

@@ -197,8 +197,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the corpus index in DIR between runs (keyed by the documents' bytes; rebuilt when they change "
         "or damaged); not the output, an input, or inside --corpus-dir",
     )
+    add_ledger_option(parser)
     add_execution(parser)
     add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
+
+
+def add_ledger_option(parser: argparse.ArgumentParser) -> None:
+    """``--ledger FILE.jsonl``: append what each row relied on (docs/recheck-rules.md, "The ledger")."""
+    parser.add_argument(
+        "--ledger",
+        metavar="FILE.jsonl",
+        help="append one row per result to this ledger, for a later `claimgate recheck`",
+    )
+
+
+def ledger_paths(args: argparse.Namespace) -> list[Path]:
+    """``[--ledger]`` when given (it must end in ``.jsonl``), else ``[]``: checked like any output."""
+    if getattr(args, "ledger", None) is None:
+        return []
+    if not args.ledger.lower().endswith(".jsonl"):
+        raise UsageError("--ledger must end in .jsonl")
+    return [Path(args.ledger)]
+
+
+def append_citation_ledger(path: str | Path, rows: list[dict], citations, documents: dict) -> None:
+    """Append the ledger rows of an audit's ``rows`` (quotes read from ``citations``, a file or rows)."""
+    from claimgate.audit.ledger import citation_ledger_rows
+    from claimgate.io.ledger_file import append_ledger
+    from claimgate.io.tables import read_citation_rows
+
+    table = read_citation_rows(citations) if isinstance(citations, (str, Path)) else citations
+    quotes = {r.get("citation_id"): r.get("quote") for r in table if isinstance(r, dict)}
+    append_ledger(path, citation_ledger_rows(rows, quotes, documents))
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
@@ -222,7 +252,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     extra_outputs = check_ci_outputs(args)
     inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
     all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
-    check_outputs([output, *extra_outputs], all_inputs, {"--corpus-dir": args.corpus_dir})
+    check_outputs([output, *extra_outputs, *ledger_paths(args)], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
         from claimgate.audit.index.cache import check_cache_folder
 
@@ -239,6 +269,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
+    if args.ledger:
+        append_citation_ledger(args.ledger, rows, args.citations, run.documents)
     if args.summary:
         write_summary(args.summary, summary([r["verdict"] for r in rows], [r["reason"] for r in rows]))
     if args.report:

@@ -1,0 +1,102 @@
+"""``claimgate recheck``: which ledger rows still hold against the documents as they are now.
+
+Rules: docs/recheck-rules.md. Writes one row per ledger row (``.jsonl`` or ``.json``), and with
+``--summary``/``--report`` the same summary and review page conventions as ``audit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from claimgate.cli.audit import add_document_options
+from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.options import Command
+from claimgate.errors import UsageError
+from claimgate.io.atomic import check_outputs
+from claimgate.io.sources import pinned_paths
+from claimgate.io.writers import write_json, write_jsonl, write_text_file
+
+RECHECK_OUTPUTS = (".jsonl", ".json")
+FAIL_ON_CHOICES = ("invalid", "decision_changed", "intact")
+
+
+def current_documents(args: argparse.Namespace) -> dict[str, str]:
+    """Today's ``{doc_id: text}`` from ``--corpus``, ``--manifest`` (hashes verified) or ``--corpus-dir``."""
+    from claimgate.io.documents import read_document_folder
+    from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest, read_source_texts
+
+    if args.corpus is not None:
+        return read_corpus(args.corpus)
+    if args.manifest is not None:
+        manifest = read_manifest(args.manifest)
+        texts = read_source_texts(manifest["root"], manifest["sources"], DEFAULT_MAX_SOURCE_BYTES)
+        return {entry["source_id"]: text for entry, text in zip(manifest["sources"], texts)}
+    folder = read_document_folder(args.corpus_dir, args.glob or "**/*")
+    return dict(zip(folder["doc_id"], folder["text"]))
+
+
+def row_reason(row: dict) -> str:
+    """What the summary counts a row's reason as: its diagnosis kind, else its audit reason, else its status."""
+    diagnosis = row.get("diagnosis")
+    return diagnosis["kind"] if diagnosis else row.get("audit_reason") or row["status"]
+
+
+def recheck_page(rows: list[dict], title: str) -> str:
+    """The review page: one card per row (status, citation, document, diagnosis), escaped, filterable."""
+    from claimgate.report.page import attribute, badge, escaped, filter_bar, page
+
+    cards = []
+    for row in rows:
+        key = row.get("citation_id", row.get("case_id"))
+        detail = row_reason(row)
+        cards.append(
+            f'<div class="card" data-verdict="{attribute(row["status"])}" data-reason="{attribute(detail)}">'
+            f"{badge(row['status'])} <b>{escaped(key)}</b> in {escaped(row.get('doc_id', ''))} "
+            f"(ledger line {row['ledger_line']}): {escaped(detail)}</div>"
+        )
+    statuses, reasons = [r["status"] for r in rows], [row_reason(r) for r in rows]
+    return page(title, filter_bar(statuses, reasons) + "".join(cards))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_document_options(parser)
+    parser.add_argument("--ledger", required=True, metavar="FILE.jsonl", help="the ledger an earlier run appended to")
+    parser.add_argument("--output", required=True, help="one row per ledger row (.jsonl, .json)")
+    add_ci_options(parser, "row's status", FAIL_ON_CHOICES)
+
+
+def run_recheck_command(args: argparse.Namespace) -> int:
+    """``claimgate recheck``: recheck every ledger row and write the rows."""
+    from claimgate.audit.recheck import recheck_citations
+    from claimgate.io.ledger_file import read_ledger
+
+    output = Path(args.output)
+    if output.suffix.lower() not in RECHECK_OUTPUTS:
+        raise UsageError(f"--output must end in {', '.join(RECHECK_OUTPUTS)}")
+    if args.glob and not args.corpus_dir:
+        raise UsageError("--glob needs --corpus-dir")
+    fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
+    extra = check_ci_outputs(args)
+    inputs = {"--ledger": args.ledger, "--corpus": args.corpus, "--manifest": args.manifest}
+    all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
+    check_outputs([output, *extra], all_inputs, {"--corpus-dir": args.corpus_dir})
+    ledger = read_ledger(args.ledger)
+    rows = recheck_citations(ledger, current_documents(args))
+    (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)
+    statuses = [r["status"] for r in rows]
+    if args.summary:
+        write_summary(args.summary, summary(statuses, [row_reason(r) for r in rows]))
+    if args.report:
+        write_text_file(args.report, recheck_page(rows, f"Recheck of {args.ledger}"))
+    if not args.quiet:
+        counts = Counter(statuses)
+        print(", ".join(f"{n} {s}" for s, n in counts.items()) or "no ledger row")
+        print(f"wrote {output}")
+    return exit_status(statuses, fail_on)
+
+
+COMMAND = Command(
+    "recheck", "recheck a ledger against the documents as they are now", add_arguments, run_recheck_command
+)
