@@ -39,8 +39,6 @@ def ledger_sources(ledger: list[dict]) -> dict[str, str | None]:
 def check_same_corpus(sources: Mapping[str, str | None], hashes: Mapping[str, str]) -> None:
     """Refuse a ledger from another corpus, or one whose sources were renamed (``IngestionError``)."""
     known = {d: sha for d, sha in sources.items() if sha is not None}
-    if known and not any(d in hashes for d in known):
-        raise IngestionError("ledger_other_corpus", f"none of the ledger's {len(known)} documents is in this corpus")
     by_hash: dict[str, str] = {}
     for doc_id, sha in hashes.items():
         by_hash.setdefault(sha, doc_id)
@@ -51,6 +49,8 @@ def check_same_corpus(sources: Mapping[str, str | None], hashes: Mapping[str, st
                 f"{doc_id!r} is gone but its text is now {by_hash[sha]!r}; recheck does not guess renames "
                 "(record a new ledger under the new ids)",
             )
+    if known and not any(d in hashes for d in known):
+        raise IngestionError("ledger_other_corpus", f"none of the ledger's {len(known)} documents is in this corpus")
 
 
 def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings) -> dict:
