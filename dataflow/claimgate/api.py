@@ -223,7 +223,7 @@ class Gate:
             self._declared = declaring_sources(self._loaded.verified_sources, self._loaded.schema)
         return declaring_ids(self._declared, self._loaded.schema, requested_version, claim_key, operation)
 
-    def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
+    def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame, *, ledger: str | Path | None = None) -> pd.DataFrame:
         """Decide a batch in one Hamilton execution; one row per case, in input order.
 
         ``cases`` is a list of case rows (``{case_id, candidate_ids, requested_version, claim_key[,
@@ -232,12 +232,24 @@ class Gate:
         (int64), ``case_id`` (object), ``status``, ``reason``, ``error``, ``detail``, ``decided_at``
         (str), ``result`` (object: the result object). A bad row is refused on its own, as in the
         ``gate`` command. Raises ``IngestionError`` when a pinned file of any case's candidates changed.
+        ``ledger``: a ``.jsonl`` path to append one row per prepared request to, for a later recheck
+        (docs/recheck-rules.md, "Prepared requests").
         """
         rows = _rows(cases)
         lists = (row.get("candidate_ids") for row in rows if isinstance(row, dict))
         self.check_pins(sorted({c for ids in lists if isinstance(ids, list) for c in ids if isinstance(c, str)}))
         # The loaders' frame: position, case_id, request, case_problem; decided against what was verified.
-        return drivers.run_gate(self._loaded, case_table_frame(rows)).results
+        results = drivers.run_gate(self._loaded, case_table_frame(rows)).results
+        if ledger is not None:
+            from claimgate.gate.ledger_rows import request_ledger_rows
+            from claimgate.io.ledger_file import append_ledger
+
+            pins = {e["source_id"]: e["sha256"] for e in self._loaded.manifest["sources"]}
+            decided = zip(
+                results["case_id"], (rows[p] for p in results["position"]), results["status"], results["reason"]
+            )
+            append_ledger(ledger, request_ledger_rows(decided, pins))
+        return results
 
 
 class Audit:

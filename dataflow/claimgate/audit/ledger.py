@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 
 from claimgate.audit.text.normalize import normalize_text
+from claimgate.io.ledger_file import corpus_identity
 
 #: Normalized tokens kept on each side of the cited text in a fingerprint.
 NEIGHBOURS = 3
@@ -26,14 +27,6 @@ def text_sha256(text: str) -> str:
 def document_hashes(documents: Mapping[str, str]) -> dict[str, str]:
     """``{doc_id: text_sha256}`` of every document."""
     return {doc_id: text_sha256(text) for doc_id, text in documents.items()}
-
-
-def corpus_identity(hashes: Mapping[str, str]) -> str:
-    """SHA-256 hex over the sorted ``doc_id`` and hash pairs (one ``id\\0hash\\n`` line each)."""
-    digest = hashlib.sha256()
-    for doc_id in sorted(hashes):
-        digest.update(f"{doc_id}\0{hashes[doc_id]}\n".encode("utf-8", "backslashreplace"))
-    return digest.hexdigest()
 
 
 def fingerprint(text: str, spans: list[dict], tokens_of=None) -> dict:

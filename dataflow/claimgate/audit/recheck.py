@@ -19,38 +19,12 @@ from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.ledger import document_hashes, fingerprint
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.audit.matching.settings import MatchSettings
-from claimgate.errors import IngestionError
+from claimgate.io.ledger_file import check_same_corpus, ledger_sources
 
 #: A recheck row's ``status``, in the order the rules page states them.
 RECHECK_STATUSES = ("unchanged", "intact", "invalid", "decision_changed")
 #: The diagnosis kind of a citation whose document is gone from today's corpus.
 DOCUMENT_REMOVED = "document_removed"
-
-
-def ledger_sources(ledger: list[dict]) -> dict[str, str | None]:
-    """``{doc_id: sha256}`` the ledger relied on (first row's hash for an id; ``None``: unknown document)."""
-    sources: dict[str, str | None] = {}
-    for row in ledger:
-        for doc_id, sha in row["sources"].items():
-            sources.setdefault(doc_id, sha)
-    return sources
-
-
-def check_same_corpus(sources: Mapping[str, str | None], hashes: Mapping[str, str]) -> None:
-    """Refuse a ledger from another corpus, or one whose sources were renamed (``IngestionError``)."""
-    known = {d: sha for d, sha in sources.items() if sha is not None}
-    by_hash: dict[str, str] = {}
-    for doc_id, sha in hashes.items():
-        by_hash.setdefault(sha, doc_id)
-    for doc_id, sha in sorted(known.items()):
-        if doc_id not in hashes and sha in by_hash and by_hash[sha] not in known:
-            raise IngestionError(
-                "ledger_renamed_source",
-                f"{doc_id!r} is gone but its text is now {by_hash[sha]!r}; recheck does not guess renames "
-                "(record a new ledger under the new ids)",
-            )
-    if known and not any(d in hashes for d in known):
-        raise IngestionError("ledger_other_corpus", f"none of the ledger's {len(known)} documents is in this corpus")
 
 
 def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings) -> dict:
@@ -101,7 +75,7 @@ def recheck_citations(ledger: list[dict], documents: Mapping[str, str], settings
     """
     settings = settings or MatchSettings()
     hashes = document_hashes(documents)
-    check_same_corpus(ledger_sources(ledger), hashes)
+    check_same_corpus(ledger_sources(ledger, "citation"), hashes)
     changed = {
         row["doc_id"]
         for row in ledger

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import Command, add_execution, check_execution_options, run_settings
 from claimgate.cli.project import resolve_options
 from claimgate.cli.terminal import text_table
@@ -200,24 +201,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ledger_option(parser)
     add_execution(parser)
     add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
-
-
-def add_ledger_option(parser: argparse.ArgumentParser) -> None:
-    """``--ledger FILE.jsonl``: append what each row relied on (docs/recheck-rules.md, "The ledger")."""
-    parser.add_argument(
-        "--ledger",
-        metavar="FILE.jsonl",
-        help="append one row per result to this ledger, for a later `claimgate recheck`",
-    )
-
-
-def ledger_paths(args: argparse.Namespace) -> list[Path]:
-    """``[--ledger]`` when given (it must end in ``.jsonl``), else ``[]``: checked like any output."""
-    if getattr(args, "ledger", None) is None:
-        return []
-    if not args.ledger.lower().endswith(".jsonl"):
-        raise UsageError("--ledger must end in .jsonl")
-    return [Path(args.ledger)]
 
 
 def append_citation_ledger(path: str | Path, rows: list[dict], citations, documents: dict) -> None:

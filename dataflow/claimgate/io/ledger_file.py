@@ -16,8 +16,10 @@ import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+import orjson
 
 from claimgate.errors import IngestionError
 
@@ -28,8 +30,24 @@ REQUIRED_FIELDS = ("schema", "kind", "corpus_sha256", "sources", "row_sha256")
 LEDGER_KINDS = ("citation", "request")
 
 
+def corpus_identity(hashes: Mapping[str, str | None]) -> str:
+    """SHA-256 hex over the sorted ids and hashes (one ``id\\0hash\\n`` line each): a run's corpus or manifest."""
+    digest = hashlib.sha256()
+    for doc_id in sorted(hashes):
+        digest.update(f"{doc_id}\0{hashes[doc_id]}\n".encode("utf-8", "backslashreplace"))
+    return digest.hexdigest()
+
+
 def canonical_bytes(row: dict) -> bytes:
-    """Deterministic bytes of ``row``: sorted keys, compact, UTF-8 (lone surrogates escaped)."""
+    """Deterministic bytes of ``row``: sorted keys, compact, UTF-8 (lone surrogates escaped).
+
+    ``orjson`` writes them (the standard library's compact, non-ASCII-escaping form for the strings,
+    integers, lists and dicts of a ledger row); a row it refuses goes through the standard encoder.
+    """
+    try:
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        pass
     text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8", "backslashreplace")
 
@@ -75,6 +93,27 @@ def _row_problem(row: object) -> str:
     return ""
 
 
+def _loads(line: bytes) -> object:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:  # a lone surrogate escape orjson refuses; the standard parser decides
+        return json.loads(line.decode("utf-8"))
+
+
+def _seal_holds(line: bytes, row: dict) -> bool:
+    """Whether a line as written (canonical bytes, keys sorted) carries its own checksum, without re-encoding it.
+
+    The sealed field sits just before ``schema`` in a canonical line; the line without it is the canonical
+    body whose SHA-256 the field holds. A line that is not canonical is checked by re-encoding instead.
+    """
+    digest = row["row_sha256"]
+    if not isinstance(digest, str):
+        return False
+    schema = b'"schema":' + orjson.dumps(LEDGER_SCHEMA)
+    body = line.replace(b'"row_sha256":"' + digest.encode("ascii", "replace") + b'",' + schema, schema, 1)
+    return body != line and hashlib.sha256(body).hexdigest() == digest
+
+
 def read_ledger(path: str | Path) -> list[dict]:
     """Every row of the ledger at ``path``, in file order (list of dicts as written).
 
@@ -91,15 +130,43 @@ def read_ledger(path: str | Path) -> list[dict]:
     rows = []
     for number, line in enumerate(data.splitlines(), 1):
         try:
-            row = json.loads(line.decode("utf-8"))
+            row = _loads(line)
         except (UnicodeDecodeError, ValueError):
             raise IngestionError("ledger_invalid", f"{path}:{number}: not a JSON line") from None
         problem = _row_problem(row)
         if problem:
             raise IngestionError("ledger_invalid", f"{path}:{number}: not a ledger row ({problem})")
-        if sealed(row)["row_sha256"] != row["row_sha256"]:
+        if not _seal_holds(line, row) and sealed(row)["row_sha256"] != row["row_sha256"]:
             raise IngestionError("ledger_row_edited", f"{path}:{number}: the row's checksum does not match its fields")
         rows.append(row)
     if not rows:
         raise IngestionError("ledger_invalid", f"{path}: no ledger row")
     return rows
+
+
+def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:
+    """``{doc_id: sha256}`` the ``kind`` rows of the ledger relied on (first row's hash; ``None``: unknown id)."""
+    sources: dict[str, str | None] = {}
+    for row in ledger:
+        if row["kind"] != kind:
+            continue
+        for doc_id, sha in row["sources"].items():
+            sources.setdefault(doc_id, sha)
+    return sources
+
+
+def check_same_corpus(sources: Mapping[str, str | None], hashes: Mapping[str, str]) -> None:
+    """Refuse a ledger from another corpus, or one whose sources were renamed (``IngestionError``)."""
+    known = {d: sha for d, sha in sources.items() if sha is not None}
+    by_hash: dict[str, str] = {}
+    for doc_id, sha in hashes.items():
+        by_hash.setdefault(sha, doc_id)
+    for doc_id, sha in sorted(known.items()):
+        if doc_id not in hashes and sha in by_hash and by_hash[sha] not in known:
+            raise IngestionError(
+                "ledger_renamed_source",
+                f"{doc_id!r} is gone but its text is now {by_hash[sha]!r}; recheck does not guess renames "
+                "(record a new ledger under the new ids)",
+            )
+    if known and not any(d in hashes for d in known):
+        raise IngestionError("ledger_other_corpus", f"none of the ledger's {len(known)} documents is in this corpus")

@@ -118,3 +118,20 @@ def test_a_row_of_another_schema_is_refused_even_when_sealed(tmp_path):
 
 def test_missing_ledger_is_refused(tmp_path):
     assert refusal(tmp_path / "absent.jsonl") == "ledger_invalid"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"kind": "citation", "sources": {"é": None}, "quote": "naïve “quotes” \u2028 \x1f", "n": 2**40},
+        {"kind": "citation", "sources": {}, "quote": "lone \ud800 surrogate", "spans": [{"start": 1, "end": 2}]},
+    ],
+)
+def test_canonical_bytes_equal_the_standard_encoders_sorted_compact_form(tmp_path, row):
+    from claimgate.io.ledger_file import canonical_bytes
+
+    expected = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_bytes(row) == expected.encode("utf-8", "backslashreplace")
+    path = tmp_path / "l.jsonl"
+    append_ledger(path, [{**row, "corpus_sha256": "x"}])
+    assert read_ledger(path)[0]["quote"] == row["quote"]
