@@ -245,10 +245,9 @@ class Gate:
             from claimgate.io.ledger_file import append_ledger
 
             pins = {e["source_id"]: e["sha256"] for e in self._loaded.manifest["sources"]}
-            decided = zip(
-                results["case_id"], (rows[p] for p in results["position"]), results["status"], results["reason"]
-            )
-            append_ledger(ledger, request_ledger_rows(decided, pins))
+            decided = zip(results["case_id"], (rows[p] for p in results["position"]), results["result"])
+            versions = {e["source_id"]: e["version"] for e in self._loaded.manifest["sources"]}
+            append_ledger(ledger, request_ledger_rows(decided, pins, versions))
         return results
 
 

@@ -225,8 +225,9 @@ def append_request_ledger(path: str | Path, run: drivers.GateRun) -> None:
     pins = dict(zip(run.verified_sources["source_id"], run.verified_sources["sha256"]))
     requests = dict(zip(run.case_rows["position"], run.case_rows["request"]))
     results = run.results
-    decided = zip(results["case_id"], (requests[p] for p in results["position"]), results["status"], results["reason"])
-    append_ledger(path, request_ledger_rows(decided, pins))
+    decided = zip(results["case_id"], (requests[p] for p in results["position"]), results["result"])
+    versions = dict(zip(run.verified_sources["source_id"], run.verified_sources["version"]))
+    append_ledger(path, request_ledger_rows(decided, pins, versions))
 
 
 def run(args: argparse.Namespace) -> int:

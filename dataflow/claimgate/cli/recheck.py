@@ -12,7 +12,7 @@ from pathlib import Path
 
 from claimgate.cli.audit import add_document_options
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
-from claimgate.cli.options import Command
+from claimgate.cli.options import Command, add_schema
 from claimgate.errors import UsageError
 from claimgate.io.atomic import check_outputs
 from claimgate.io.sources import pinned_paths
@@ -37,10 +37,36 @@ def current_documents(args: argparse.Namespace) -> dict[str, str]:
     return dict(zip(folder["doc_id"], folder["text"]))
 
 
+def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]:
+    """The recheck rows of the ledger's prepared requests, decided again against ``--manifest`` where changed.
+
+    Needs ``--manifest`` (a usage error otherwise). Raises ``IngestionError`` as a gate run over the
+    manifest would, and ``ledger_other_corpus``/``ledger_renamed_source`` (``io.ledger_file.check_same_corpus``).
+    """
+    from claimgate.execution.drivers import load_gate
+    from claimgate.gate.ledger_rows import recheck_request
+    from claimgate.gate.reference import decide_case
+    from claimgate.io.ledger_file import check_same_corpus, ledger_sources
+    from claimgate.io.sources import read_manifest
+
+    if args.manifest is None:
+        raise UsageError("a ledger of prepared requests is rechecked against --manifest")
+    manifest = read_manifest(args.manifest)
+    pins = {e["source_id"]: e["sha256"] for e in manifest["sources"]}
+    check_same_corpus(ledger_sources(ledger, "request"), pins)
+    loaded = load_gate(manifest, args.schema)
+    records = {r["source_id"]: r for r in loaded.verified_sources.to_dict("records")}
+    decide = lambda request: decide_case(request, records, loaded.schema)  # noqa: E731
+    versions = {e["source_id"]: e["version"] for e in manifest["sources"]}
+    return [
+        recheck_request(r, line, pins, versions, decide) for line, r in enumerate(ledger, 1) if r["kind"] == "request"
+    ]
+
+
 def row_reason(row: dict) -> str:
     """What the summary counts a row's reason as: its diagnosis kind, else its audit reason, else its status."""
     diagnosis = row.get("diagnosis")
-    return diagnosis["kind"] if diagnosis else row.get("audit_reason") or row["status"]
+    return diagnosis["kind"] if diagnosis else row.get("audit_reason") or row.get("new_reason") or row["status"]
 
 
 def recheck_page(rows: list[dict], title: str) -> str:
@@ -62,6 +88,7 @@ def recheck_page(rows: list[dict], title: str) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_document_options(parser)
+    add_schema(parser)
     parser.add_argument("--ledger", required=True, metavar="FILE.jsonl", help="the ledger an earlier run appended to")
     parser.add_argument("--output", required=True, help="one row per ledger row (.jsonl, .json)")
     add_ci_options(parser, "row's status", FAIL_ON_CHOICES)
@@ -86,7 +113,10 @@ def run_recheck_command(args: argparse.Namespace) -> int:
 
     with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
         ledger = read_ledger(args.ledger)
-        rows = recheck_citations(ledger, current_documents(args))
+        kinds = {r["kind"] for r in ledger}
+        rows = recheck_citations(ledger, current_documents(args)) if "citation" in kinds else []
+        if "request" in kinds:
+            rows = sorted([*rows, *recheck_requests(ledger, args)], key=lambda r: r["ledger_line"])
         (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)
     statuses = [r["status"] for r in rows]
     if args.summary:

@@ -21,11 +21,19 @@ def request_of(case: object) -> dict:
     return {f: case[f] for f in REQUEST_FIELDS if f in case} if isinstance(case, Mapping) else {}
 
 
-def request_ledger_rows(decided: Iterable[tuple[object, object, str, str]], pins: Mapping[str, str]) -> list[dict]:
-    """One ledger row (unsealed) per ``(case_id, case row, status, reason)``; ``pins`` is ``{source_id: sha256}``."""
+def request_ledger_rows(
+    decided: Iterable[tuple[object, object, dict]], pins: Mapping[str, str], versions: Mapping[str, str]
+) -> list[dict]:
+    """One ledger row (unsealed) per ``(case_id, case row, result object)``.
+
+    ``pins`` is ``{source_id: sha256}`` and ``versions`` ``{source_id: version}`` of the manifest: a
+    re-pin may change a source's version without its bytes, and the version decides eligibility.
+
+    The row keeps the result's ``status``, ``reason`` and ``agreed_value`` (``None`` unless ``ready``).
+    """
     manifest = corpus_identity(pins)
     out = []
-    for case_id, case, status, reason in decided:
+    for case_id, case, result in decided:
         request = request_of(case)
         candidates = request.get("candidate_ids")
         ids = [c for c in candidates if isinstance(c, str)] if isinstance(candidates, list) else []
@@ -34,10 +42,35 @@ def request_ledger_rows(decided: Iterable[tuple[object, object, str, str]], pins
                 "kind": "request",
                 "case_id": case_id,
                 "request": request,
-                "status": status,
-                "reason": reason,
+                "status": result["status"],
+                "reason": result["reason"],
+                "agreed_value": result.get("agreed_value"),
                 "corpus_sha256": manifest,
                 "sources": {c: pins.get(c) for c in sorted(set(ids))},
+                "versions": {c: versions.get(c) for c in sorted(set(ids))},
             }
         )
     return out
+
+
+def recheck_request(row: dict, line: int, pins: Mapping[str, str], versions: Mapping[str, str], decide) -> dict:
+    """The recheck row of one prepared request (docs/recheck-rules.md, "Prepared requests").
+
+    ``pins`` and ``versions`` are today's ``{source_id: sha256}`` and ``{source_id: version}``;
+    ``decide(request) -> result object`` decides the
+    request against today's verified sources (``gate.reference.decide_case``). ``status``:
+    ``unchanged`` (every candidate's pinned hash and version are the same, not decided again), ``intact`` (a
+    candidate changed, the gate decides the same status, reason and agreed value), ``decision_changed``
+    (any of the three differs). Each row gives ``old_status``, ``old_reason``, ``old_value`` and today's
+    ``new_status``, ``new_reason``, ``new_value``.
+    """
+    old = (row["status"], row["reason"], row.get("agreed_value"))
+    out = {"ledger_line": line, "case_id": row["case_id"], **dict(zip(("old_status", "old_reason", "old_value"), old))}
+    same_pins = all(pins.get(c) == sha for c, sha in row["sources"].items())
+    if same_pins and all(versions.get(c) == v for c, v in row.get("versions", {}).items()):
+        new, status = old, "unchanged"
+    else:
+        result = decide(row["request"])
+        new = (result["status"], result["reason"], result.get("agreed_value"))
+        status = "intact" if new == old else "decision_changed"
+    return {**out, "status": status, **dict(zip(("new_status", "new_reason", "new_value"), new))}
