@@ -368,6 +368,7 @@ class Audit:
         documents: list[str] | None = None,
         policy: str = "strict",
         answer_format: str = "auto",
+        ledger: str | Path | None = None,
     ) -> dict:
         """Audit a whole generated answer claim by claim; ``accepted`` only when every claim is supported.
 
@@ -378,7 +379,8 @@ class Audit:
         (``accepted``/``refused``), ``reason``, ``failing_claims``, ``claims`` (each with ``status``,
         ``reason``, ``detail`` and its ``citations``: this audit's rows plus ``marker``, ``location``,
         ``offsets``), ``text`` and ``annotated`` (Markdown). Raises ``IngestionError`` ``invalid_answer``
-        for an answer of neither shape, ``ValueError`` for an unknown policy or format.
+        for an answer of neither shape, ``ValueError`` for an unknown policy or format. ``ledger``: a
+        ``.jsonl`` path to append one ledger row per citation of the answer to (docs/recheck-rules.md).
         """
         from claimgate.audit.answer.claims import POLICIES
         from claimgate.execution.answers import AnswerOptions, run_answer
@@ -387,4 +389,10 @@ class Audit:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         overrides = {"sent_documents": list(documents)} if documents is not None else {}
         options = AnswerOptions(answer_format=answer_format, uncited_policy=policy)
-        return run_answer(dict(answer), self._corpus, llm_call=judge, options=options, overrides=overrides).result
+        run = run_answer(dict(answer), self._corpus, llm_call=judge, options=options, overrides=overrides)
+        if ledger is not None:
+            from claimgate.audit.ledger import answer_ledger_rows
+            from claimgate.io.ledger_file import append_ledger
+
+            append_ledger(ledger, answer_ledger_rows(run.result, run.documents))
+        return run.result

@@ -106,3 +106,18 @@ def test_recheck_output_may_not_be_the_ledger(capsys, tmp_path):
     docs, ledger = audited(capsys, tmp_path)
     code, _, err = cli(capsys, "recheck", "--ledger", str(ledger), "--corpus-dir", str(docs), "--output", str(ledger))
     assert code == 2 and "--ledger" in err
+
+
+def test_answer_command_appends_its_citations_to_the_ledger(capsys, tmp_path):
+    docs = folder(tmp_path, PAGES)
+    answer = tmp_path / "answer.json"
+    quote = "The cache keeps 40 entries"
+    answer.write_text(
+        json.dumps({"text": "It keeps 40 [1].", "citations": [{"marker": "1", "doc_id": "install.md", "quote": quote}]})
+    )
+    ledger = tmp_path / "l.jsonl"
+    code, _, err = cli(capsys, "answer", "--corpus-dir", str(docs), "--answer", str(answer), "--output",
+                       str(tmp_path / "o.json"), "--ledger", str(ledger), "--quiet")  # fmt: skip
+    assert code == 0, err
+    code, rows, _ = recheck(capsys, tmp_path, ledger, "--corpus-dir", str(docs))
+    assert [r["status"] for r in rows] == ["unchanged"]

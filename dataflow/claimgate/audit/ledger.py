@@ -82,3 +82,9 @@ def citation_ledger_rows(rows: Iterable[dict], quotes: Mapping[str, object], doc
             }
         )
     return out
+
+
+def answer_ledger_rows(result: dict, documents: Mapping[str, str]) -> list:
+    """The ledger rows of an answer's citations (``answer_result``: each claim's ``citations``, in claim order)."""
+    citations = [c for claim in result["claims"] for c in claim["citations"]]
+    return citation_ledger_rows(citations, {c["citation_id"]: c.get("quote") for c in citations}, documents)

@@ -150,3 +150,19 @@ def test_property_a_prefix_never_invalidates_a_quote_and_spans_slice_to_it(tmp_p
     (row,) = recheck_citations(read_ledger(path), {"d": new})
     assert row["status"] == "intact"
     assert [new[s["start"] : s["end"]] for s in row["spans"]] == [quote]
+
+
+def test_an_answers_citations_go_to_the_ledger_and_recheck(tmp_path):
+    path = tmp_path / "answer.jsonl"
+    answer = {
+        "text": "The cache keeps 40 entries [1]. Retries are off [2].",
+        "citations": [
+            {"marker": "1", "doc_id": "install", "quote": "The cache keeps 40 entries"},
+            {"marker": "2", "doc_id": "retries", "quote": "Retries are not enabled unless"},
+        ],
+    }
+    Audit.from_corpus(OLD).check_answer(answer, ledger=path)
+    ledger = read_ledger(path)
+    assert [r["doc_id"] for r in ledger] == ["install", "retries"]
+    new = {**OLD, "install": OLD["install"].replace("40", "80")}
+    assert [r["status"] for r in recheck_citations(ledger, new)] == ["invalid", "unchanged"]
