@@ -176,6 +176,12 @@ def documents_of(args: argparse.Namespace) -> drivers.Documents:
     return drivers.DocumentFolder(args.corpus_dir, args.glob)
 
 
+def document_inputs(args: argparse.Namespace, named: dict) -> dict:
+    """The input files of a run over documents: ``named`` (option → path), ``--corpus``, ``--manifest``, its pins."""
+    inputs = {**named, "--corpus": args.corpus, "--manifest": args.manifest}
+    return {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
+
+
 def judge_of(args: argparse.Namespace):
     """The ``--judge`` callable (None without one); a usage error when it cannot be loaded."""
     from claimgate.audit.judge import load_judge
@@ -233,8 +239,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
 
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra_outputs = check_ci_outputs(args)
-    inputs = {"--citations": args.citations, "--corpus": args.corpus, "--manifest": args.manifest}
-    all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
+    all_inputs = document_inputs(args, {"--citations": args.citations})
     check_outputs([output, *extra_outputs, *ledger_paths(args)], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
         from claimgate.audit.index.cache import check_cache_folder

@@ -10,12 +10,11 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from claimgate.cli.audit import add_document_options
+from claimgate.cli.audit import add_document_options, document_inputs
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
 from claimgate.cli.options import Command, add_schema
 from claimgate.errors import UsageError
 from claimgate.io.atomic import check_outputs
-from claimgate.io.sources import pinned_paths
 from claimgate.io.writers import write_json, write_jsonl, write_text_file
 
 RECHECK_OUTPUTS = (".jsonl", ".json")
@@ -106,9 +105,7 @@ def run_recheck_command(args: argparse.Namespace) -> int:
         raise UsageError("--glob needs --corpus-dir")
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra = check_ci_outputs(args)
-    inputs = {"--ledger": args.ledger, "--corpus": args.corpus, "--manifest": args.manifest}
-    all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
-    check_outputs([output, *extra], all_inputs, {"--corpus-dir": args.corpus_dir})
+    check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
     from claimgate.execution.drivers import gc_paused
 
     with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
