@@ -121,3 +121,24 @@ def test_answer_command_appends_its_citations_to_the_ledger(capsys, tmp_path):
     assert code == 0, err
     code, rows, _ = recheck(capsys, tmp_path, ledger, "--corpus-dir", str(docs))
     assert [r["status"] for r in rows] == ["unchanged"]
+
+
+def test_recheck_reads_the_manifest_of_the_project_file(capsys, tmp_path, monkeypatch):
+    manifest, _ = pin_sources(tmp_path, {"guide": ("1.0", b"Copying documents to a new path is refused.\n")})
+    cites = tmp_path / "c.json"
+    cites.write_text(json.dumps([{"citation_id": "c", "doc_id": "guide", "quote": "copying documents to a new path"}]))
+    ledger = tmp_path / "l.jsonl"
+    args = ("--citations", str(cites), "--output", str(tmp_path / "a.jsonl"), "--ledger", str(ledger), "--quiet")
+    assert cli(capsys, "audit", "--manifest", str(manifest), *args)[0] == 0
+    (tmp_path / "claimgate.toml").write_text('manifest = "manifest.json"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, rows, err = recheck(capsys, tmp_path, ledger)
+    assert code == 0, err
+    assert [r["status"] for r in rows] == ["unchanged"]
+
+
+def test_recheck_without_documents_or_a_project_file_is_a_usage_error(capsys, tmp_path, monkeypatch):
+    docs, ledger = audited(capsys, tmp_path)
+    monkeypatch.chdir(docs)
+    code, _, err = cli(capsys, "recheck", "--ledger", str(ledger), "--output", str(tmp_path / "r.jsonl"))
+    assert code == 2 and "--corpus" in err
