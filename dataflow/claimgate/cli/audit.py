@@ -176,6 +176,22 @@ def documents_of(args: argparse.Namespace) -> drivers.Documents:
     return drivers.DocumentFolder(args.corpus_dir, args.glob)
 
 
+def resolve_documents(args: argparse.Namespace) -> None:
+    """Set ``args.manifest`` (and an unset ``args.schema``) from the project file when no documents are named.
+
+    A usage error when there are none either, or for ``--glob`` without ``--corpus-dir``.
+    """
+    if args.corpus is None and args.manifest is None and args.corpus_dir is None:
+        resolved = resolve_options(args)
+        args.manifest = resolved.manifest
+        if getattr(args, "schema", None) is None and hasattr(args, "schema"):
+            args.schema = resolved.schema
+        if args.manifest is None:
+            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
+    if args.glob and not args.corpus_dir:
+        raise UsageError("--glob needs --corpus-dir")
+
+
 def document_inputs(args: argparse.Namespace, named: dict) -> dict:
     """The input files of a run over documents: ``named`` (option → path), ``--corpus``, ``--manifest``, its pins."""
     inputs = {**named, "--corpus": args.corpus, "--manifest": args.manifest}
@@ -228,12 +244,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
-    if args.corpus is None and args.manifest is None and args.corpus_dir is None:
-        args.manifest = resolve_options(args).manifest
-        if args.manifest is None:
-            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
-    if args.glob and not args.corpus_dir:
-        raise UsageError("--glob needs --corpus-dir")
+    resolve_documents(args)
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 

@@ -10,10 +10,9 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from claimgate.cli.audit import add_document_options, document_inputs
+from claimgate.cli.audit import add_document_options, document_inputs, resolve_documents
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
 from claimgate.cli.options import Command, add_schema
-from claimgate.cli.project import resolve_options
 from claimgate.errors import UsageError
 from claimgate.io.atomic import check_outputs
 from claimgate.io.writers import write_json, write_jsonl, write_text_file
@@ -102,13 +101,7 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in RECHECK_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(RECHECK_OUTPUTS)}")
-    if args.corpus is None and args.manifest is None and args.corpus_dir is None:
-        resolved = resolve_options(args)
-        args.manifest, args.schema = resolved.manifest, args.schema or resolved.schema
-        if args.manifest is None:
-            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
-    if args.glob and not args.corpus_dir:
-        raise UsageError("--glob needs --corpus-dir")
+    resolve_documents(args)
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra = check_ci_outputs(args)
     check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
