@@ -497,7 +497,29 @@ RUNS = {
         c, "pin", folder(t, "guide.md", GUIDE) + "/guide.md", "--version", " 1.0", "--output", str(t / "m.json")
     ),
     "invalid_answer": lambda c, t: answer_command(c, t, '{"content": "not a list", "text": 3}'),
+    "ledger_invalid": lambda c, t: recheck_command(c, t, damage=lambda raw: b"not json\n"),
+    "ledger_truncated": lambda c, t: recheck_command(c, t, damage=lambda raw: raw[:-5]),
+    "ledger_row_edited": lambda c, t: recheck_command(c, t, damage=lambda raw: raw.replace(b"new path", b"old path")),
+    "ledger_other_corpus": lambda c, t: recheck_command(c, t, corpus={"other": "another corpus"}),
+    "ledger_renamed_source": lambda c, t: recheck_command(c, t, corpus={"guide-v2": LEDGER_DOCS["guide"]}),
 }
+
+LEDGER_DOCS = {"guide": "Copying documents to a new path is refused by default."}
+
+
+def recheck_command(capsys, tmp_path: Path, damage=None, corpus: dict | None = None) -> tuple:
+    """A ledger from ``Audit.check``, ``damage``d, rechecked against ``corpus`` (default: the same documents)."""
+    ledger = tmp_path / "ledger.jsonl"
+    Audit.from_corpus(LEDGER_DOCS).check(
+        [{"citation_id": "c", "doc_id": "guide", "quote": "copying documents to a new path"}], ledger=ledger
+    )
+    if damage is not None:
+        ledger.write_bytes(damage(ledger.read_bytes()))
+    (tmp_path / "now.json").write_text(json.dumps(corpus or LEDGER_DOCS), encoding="utf-8")
+    output = str(tmp_path / "out" / "recheck.jsonl")
+    return command(
+        capsys, "recheck", "--ledger", str(ledger), "--corpus", str(tmp_path / "now.json"), "--output", output
+    )
 
 
 def answer_command(capsys, tmp_path: Path, answer: str) -> tuple:

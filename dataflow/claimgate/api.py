@@ -232,7 +232,7 @@ class Gate:
             self._declared = declaring_sources(self._loaded.verified_sources, self._loaded.schema)
         return declaring_ids(self._declared, self._loaded.schema, requested_version, claim_key, operation)
 
-    def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame) -> pd.DataFrame:
+    def decide_many(self, cases: Iterable[Mapping] | pd.DataFrame, *, ledger: str | Path | None = None) -> pd.DataFrame:
         """Decide a batch in one Hamilton execution; one row per case, in input order.
 
         ``cases`` is a list of case rows (``{case_id, candidate_ids, requested_version, claim_key[,
@@ -241,12 +241,23 @@ class Gate:
         (int64), ``case_id`` (object), ``status``, ``reason``, ``error``, ``detail``, ``decided_at``
         (str), ``result`` (object: the result object). A bad row is refused on its own, as in the
         ``gate`` command. Raises ``IngestionError`` when a pinned file of any case's candidates changed.
+        ``ledger``: a ``.jsonl`` path to append one row per prepared request to, for a later recheck
+        (docs/recheck-rules.md, "Prepared requests").
         """
         rows = _rows(cases)
         lists = (row.get("candidate_ids") for row in rows if isinstance(row, dict))
         self.check_pins(sorted({c for ids in lists if isinstance(ids, list) for c in ids if isinstance(c, str)}))
         # The loaders' frame: position, case_id, request, case_problem; decided against what was verified.
-        return drivers.run_gate(self._loaded, case_table_frame(rows)).results
+        results = drivers.run_gate(self._loaded, case_table_frame(rows)).results
+        if ledger is not None:
+            from claimgate.gate.ledger_rows import request_ledger_rows
+            from claimgate.io.ledger_file import append_ledger
+
+            pins = {e["source_id"]: e["sha256"] for e in self._loaded.manifest["sources"]}
+            decided = zip(results["case_id"], (rows[p] for p in results["position"]), results["result"])
+            versions = {e["source_id"]: e["version"] for e in self._loaded.manifest["sources"]}
+            append_ledger(ledger, request_ledger_rows(decided, pins, versions))
+        return results
 
 
 class Audit:
@@ -352,6 +363,7 @@ class Audit:
         min_tokens: int = 4,
         window_chars: int = 2000,
         diagnose: bool = True,
+        ledger: str | Path | None = None,
     ) -> pd.DataFrame:
         """Audit citations against the corpus; one row per citation, in input order.
 
@@ -366,11 +378,19 @@ class Audit:
         judge: what each ellipsis left out, as spans), ``judge`` (dict or None), ``model_calls`` (int64);
         with ``diagnose`` (the default) then ``diagnosis`` (object: the near-miss diagnosis of a rejected
         citation, else None; see docs/audit-rules.md, "Diagnosis"). Verdicts are the same either way.
-        A bad row is ``invalid_citation``; nothing is raised for one row.
+        A bad row is ``invalid_citation``; nothing is raised for one row. ``ledger``: a ``.jsonl`` path to
+        append one ledger row per citation to, for a later recheck (docs/recheck-rules.md, "The ledger").
         """
         match = MatchSettings(min_tokens=min_tokens, window_chars=window_chars)
         table = citation_table_frame(_rows(citations))
-        results = drivers.run_audit(table, self._corpus, llm_call=judge, match=match, diagnose=diagnose).results
+        run = drivers.run_audit(table, self._corpus, llm_call=judge, match=match, diagnose=diagnose)
+        results = run.results
+        if ledger is not None:
+            from claimgate.audit.ledger import citation_ledger_rows
+            from claimgate.io.ledger_file import append_ledger
+
+            quotes = dict(zip(table["citation_id"], table["quote"]))
+            append_ledger(ledger, citation_ledger_rows(drivers.audit_rows(run), quotes, run.documents))
         columns = list(audit_columns(results))
         return results[[*columns, DIAGNOSIS_COLUMN] if diagnose else columns].reset_index(drop=True)
 
@@ -382,6 +402,7 @@ class Audit:
         documents: list[str] | None = None,
         policy: str = "strict",
         answer_format: str = "auto",
+        ledger: str | Path | None = None,
     ) -> dict:
         """Audit a whole generated answer claim by claim; ``accepted`` only when every claim is supported.
 
@@ -392,7 +413,8 @@ class Audit:
         (``accepted``/``refused``), ``reason``, ``failing_claims``, ``claims`` (each with ``status``,
         ``reason``, ``detail`` and its ``citations``: this audit's rows plus ``marker``, ``location``,
         ``offsets``), ``text`` and ``annotated`` (Markdown). Raises ``IngestionError`` ``invalid_answer``
-        for an answer of neither shape, ``ValueError`` for an unknown policy or format.
+        for an answer of neither shape, ``ValueError`` for an unknown policy or format. ``ledger``: a
+        ``.jsonl`` path to append one ledger row per citation of the answer to (docs/recheck-rules.md).
         """
         from claimgate.audit.answer.claims import POLICIES
         from claimgate.execution.answers import AnswerOptions, run_answer
@@ -401,4 +423,10 @@ class Audit:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         overrides = {"sent_documents": list(documents)} if documents is not None else {}
         options = AnswerOptions(answer_format=answer_format, uncited_policy=policy)
-        return run_answer(dict(answer), self._corpus, llm_call=judge, options=options, overrides=overrides).result
+        run = run_answer(dict(answer), self._corpus, llm_call=judge, options=options, overrides=overrides)
+        if ledger is not None:
+            from claimgate.audit.ledger import answer_ledger_rows
+            from claimgate.io.ledger_file import append_ledger
+
+            append_ledger(ledger, answer_ledger_rows(run.result, run.documents))
+        return run.result

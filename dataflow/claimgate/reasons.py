@@ -108,6 +108,7 @@ _MARKS = "docs/audit-rules.md#ellipses-and-brackets"
 _DECIDING = "docs/audit-rules.md#deciding-words"
 _VALUES = "docs/audit-rules.md#brackets-in-code-and-values"
 _EVIDENCE = "docs/audit-rules.md#minimum-evidence"
+_LEDGER = "docs/recheck-rules.md#refusals"
 _ANSWER_FORMATS, _CLAIMS = "docs/answer-rules.md#answer-formats", "docs/answer-rules.md#claims-and-the-answers-verdict"
 
 #: Every reason code, widest scope first; within a scope in the order the checks run.
@@ -409,6 +410,13 @@ REASONS: tuple[Reason, ...] = (
     Reason("cited_text_not_at_offsets", _UNSUPPORTED, "`cited_text` is not at its stated offsets", (_CLAIMS,)),
     Reason("marker_without_citation", _UNSUPPORTED, "a `[n]` marker no citation of the answer carries", (_CLAIMS,)),
     Reason("no_citation", _UNCITED, "the claim cites nothing", (_CLAIMS,)),
+    Reason("ledger_invalid", _RUN, "a ledger line is not JSON, not a ledger row of this schema, or no row", (_LEDGER,)),
+    Reason("ledger_truncated", _RUN, "the ledger's last line has no newline (cut short)", (_LEDGER,)),
+    Reason("ledger_row_edited", _RUN, "a ledger row's `row_sha256` does not match its fields", (_LEDGER,)),
+    Reason("ledger_other_corpus", _RUN, "none of the ledger's documents is in today's corpus", (_LEDGER,)),
+    Reason(
+        "ledger_renamed_source", _RUN, "a ledger document is gone but its text is there under another id", (_LEDGER,)
+    ),
 )
 
 _BY_CODE = {r.code: r for r in REASONS}

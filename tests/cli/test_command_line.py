@@ -139,7 +139,7 @@ def test_help_lists_every_command(capsys):
     assert code == 0
     for name in ("demo", "pin", "verify", "lint", "gate", "audit"):
         assert f"  {name}" in out
-    assert list(COMMANDS) == ["demo", "pin", "verify", "lint", "gate", "audit", "answer"]
+    assert list(COMMANDS) == ["demo", "pin", "verify", "lint", "gate", "audit", "answer", "recheck"]
 
 
 @pytest.mark.parametrize("command", [[], ["demo"]], ids=["no-command", "demo"])

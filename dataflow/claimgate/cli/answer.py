@@ -12,6 +12,7 @@ from pathlib import Path
 
 from claimgate.cli.audit import add_document_options, add_matching_options, documents_of, judge_of
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import Command, add_max_corpus_bytes, add_max_source_bytes, check_max_source_bytes
 from claimgate.cli.terminal import text_table
 from claimgate.errors import UsageError
@@ -47,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strip", metavar="FILE.md", help="write the answer without its failing claims, listing what was removed"
     )
     add_matching_options(parser)
+    add_ledger_option(parser)
     add_max_source_bytes(parser)
     add_max_corpus_bytes(parser)
     add_ci_options(parser, "answer verdict or claim status", FAIL_ON_CHOICES)
@@ -94,7 +96,8 @@ def run_answer_command(args: argparse.Namespace) -> int:
         "--manifest": args.manifest,
     }
     all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
-    check_outputs([output, *markdown, *check_ci_outputs(args)], all_inputs, {"--corpus-dir": args.corpus_dir})
+    outputs = [output, *markdown, *check_ci_outputs(args), *ledger_paths(args)]
+    check_outputs(outputs, all_inputs, {"--corpus-dir": args.corpus_dir})
     run = run_answer(
         args.answer,
         documents_of(args),
@@ -105,6 +108,11 @@ def run_answer_command(args: argparse.Namespace) -> int:
     )
     result = run.result
     write_json(output, result)
+    if args.ledger:
+        from claimgate.audit.ledger import answer_ledger_rows
+        from claimgate.io.ledger_file import append_ledger
+
+        append_ledger(args.ledger, answer_ledger_rows(result, run.documents))
     if args.annotated:
         write_text_file(args.annotated, result["annotated"] + "\n")
     if args.strip:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from claimgate.cli import stdio
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import (
     Command,
     add_execution,
@@ -176,6 +177,31 @@ def documents_of(args: argparse.Namespace) -> drivers.Documents:
     )
 
 
+def resolve_documents(args: argparse.Namespace) -> None:
+    """Set ``args.manifest`` (and an unset ``args.schema``) from the project file when no documents are named.
+
+    A usage error when there are none either, or for ``--glob``, ``--exclude`` or ``--html-main-content``
+    without ``--corpus-dir``.
+    """
+    if args.corpus is None and args.manifest is None and args.corpus_dir is None:
+        resolved = resolve_options(args)
+        args.manifest = resolved.manifest
+        if getattr(args, "schema", None) is None and hasattr(args, "schema"):
+            args.schema = resolved.schema
+        if args.manifest is None:
+            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
+    if (
+        args.glob or getattr(args, "exclude", None) or getattr(args, "html_main_content", False)
+    ) and not args.corpus_dir:
+        raise UsageError("--glob, --exclude and --html-main-content need --corpus-dir")
+
+
+def document_inputs(args: argparse.Namespace, named: dict) -> dict:
+    """The input files of a run over documents: ``named`` (option → path), ``--corpus``, ``--manifest``, its pins."""
+    inputs = {**named, "--corpus": args.corpus, "--manifest": args.manifest}
+    return {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
+
+
 def judge_of(args: argparse.Namespace):
     """The ``--judge`` callable (None without one); a usage error when it cannot be loaded."""
     from claimgate.audit.judge import load_judge
@@ -200,8 +226,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the corpus index in DIR between runs (keyed by the documents' bytes; rebuilt when they change "
         "or damaged); not the output, an input, or inside --corpus-dir",
     )
+    add_ledger_option(parser)
     add_execution(parser)
     add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
+
+
+def append_citation_ledger(path: str | Path, rows: list[dict], citations, documents: dict) -> None:
+    """Append the ledger rows of an audit's ``rows`` (quotes read from ``citations``, a file or rows)."""
+    from claimgate.audit.ledger import citation_ledger_rows
+    from claimgate.io.ledger_file import append_ledger
+    from claimgate.io.tables import read_citation_rows
+
+    table = read_citation_rows(citations) if isinstance(citations, (str, Path)) else citations
+    quotes = {r.get("citation_id"): r.get("quote") for r in table if isinstance(r, dict)}
+    append_ledger(path, citation_ledger_rows(rows, quotes, documents))
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
@@ -222,21 +260,15 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     output = folder / "results.jsonl" if to_stdout else Path(args.output)
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
-    if args.corpus is None and args.manifest is None and args.corpus_dir is None:
-        args.manifest = resolve_options(args).manifest
-        if args.manifest is None:
-            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
-    if (args.glob or args.exclude or args.html_main_content) and not args.corpus_dir:
-        raise UsageError("--glob, --exclude and --html-main-content need --corpus-dir")
+    resolve_documents(args)
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
 
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra_outputs = check_ci_outputs(args)
     citations = stdio.spooled_input(folder, "stdin") if args.citations == stdio.STDIO else args.citations
-    inputs = {"--citations": citations, "--corpus": args.corpus, "--manifest": args.manifest}
-    all_inputs = {**inputs, **(pinned_paths(args.manifest) if args.manifest else {})}
-    check_outputs([output, *extra_outputs], all_inputs, {"--corpus-dir": args.corpus_dir})
+    all_inputs = document_inputs(args, {"--citations": citations})
+    check_outputs([output, *extra_outputs, *ledger_paths(args)], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
         from claimgate.audit.index.cache import check_cache_folder
 
@@ -253,6 +285,8 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
+    if args.ledger:
+        append_citation_ledger(args.ledger, rows, args.citations, run.documents)
     if args.summary:
         write_summary(args.summary, summary([r["verdict"] for r in rows], [r["reason"] for r in rows]))
     if args.report:

@@ -14,6 +14,7 @@ from pathlib import Path
 from claimgate.cli import stdio
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, counted_summary, exit_status, fail_on_set, write_summary
 from claimgate.cli.documents import gate_document, ignored_lines
+from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
 from claimgate.cli.project import announce_schema, resolve_options
 from claimgate.cli.terminal import frame_table, summary_table
@@ -190,6 +191,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write a self-contained review page (no network access): each case's claims, conflicting directive "
         "lines and decision picture",
     )
+    add_ledger_option(parser)
     add_execution(parser)
     add_ci_options(parser, "case's status", GATE_STATUSES, report=False)
 
@@ -216,6 +218,19 @@ def write_gate_report(path: str, run: drivers.GateRun, document: dict) -> None:
 def run_title(run: drivers.GateRun) -> str:
     """``N cases`` for the page title."""
     return f"{len(run.results)} cases"
+
+
+def append_request_ledger(path: str | Path, run: drivers.GateRun) -> None:
+    """Append one ledger row per decided case of ``run`` (``gate.ledger_rows``; docs/recheck-rules.md)."""
+    from claimgate.gate.ledger_rows import request_ledger_rows
+    from claimgate.io.ledger_file import append_ledger
+
+    pins = dict(zip(run.verified_sources["source_id"], run.verified_sources["sha256"]))
+    requests = dict(zip(run.case_rows["position"], run.case_rows["request"]))
+    results = run.results
+    decided = zip(results["case_id"], (requests[p] for p in results["position"]), results["result"])
+    versions = dict(zip(run.verified_sources["source_id"], run.verified_sources["version"]))
+    append_ledger(path, request_ledger_rows(decided, pins, versions))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -248,8 +263,9 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         check_inputs_outside(output.parent / "cases", "case pictures", inputs)
     else:
         check_outputs([output, *extra], inputs)
+    check_outputs(ledger_paths(args), inputs)
     notes: list[str] = []
-    if output.suffix.lower() == ".jsonl" and not args.pictures and not args.report:
+    if output.suffix.lower() == ".jsonl" and not args.pictures and not args.report and not args.ledger:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.
         from claimgate.execution import streaming
 
@@ -266,6 +282,8 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
                 write_gate_report(args.report, run, document)
             stage.commit()
             notes = [stage.final_text(note) for note in notes]
+        if args.ledger:
+            append_request_ledger(args.ledger, run)
         cases, ignored = len(run.results), document.get("ignored_directive_lines")
         counts = run.results.groupby(["status", "reason"]).size().rename("cases").reset_index()
     if to_stdout:

@@ -9,6 +9,7 @@
     claimgate gate  --manifest M --cases C --output O [--schema S] [--executor …]
     claimgate audit (--corpus J | --corpus-dir D | --manifest M) --citations C --output O [--judge mod:fn]
     claimgate answer (--corpus J | --corpus-dir D | --manifest M) --answer A --output O [--documents D]
+    claimgate recheck --ledger L.jsonl (--corpus J | --corpus-dir D | --manifest M) --output O [--fail-on invalid]
 
 ``-`` as a case or citation table reads standard input, as ``--output`` writes JSON Lines to
 standard output (``cli.stdio``).
@@ -37,7 +38,7 @@ import traceback
 from pathlib import Path
 
 import claimgate  # noqa: F401  (telemetry variable first)
-from claimgate.cli import answer, audit, demo, gate, lint, pin
+from claimgate.cli import answer, audit, demo, gate, lint, pin, recheck
 from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, ExecutionError, UsageError
@@ -51,7 +52,17 @@ EXIT_EXECUTOR_FAILED = 4
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named but options are given
 #: (and for ``run_pipeline.py`` alone); a bare ``claimgate`` prints the overview.
 COMMANDS: dict[str, Command] = {
-    c.name: c for c in (demo.COMMAND, pin.PIN, pin.VERIFY, lint.COMMAND, gate.COMMAND, audit.COMMAND, answer.COMMAND)
+    c.name: c
+    for c in (
+        demo.COMMAND,
+        pin.PIN,
+        pin.VERIFY,
+        lint.COMMAND,
+        gate.COMMAND,
+        audit.COMMAND,
+        answer.COMMAND,
+        recheck.COMMAND,
+    )
 }
 DEFAULT_COMMAND = "demo"
 

@@ -1,0 +1,132 @@
+"""Speed of ``claimgate recheck`` against re-auditing every citation (a report, not a test).
+
+The issue's figure: 100,000 ledger rows over 20,000 documents with 1% of the documents edited,
+``claimgate recheck`` against the baseline of re-auditing every row from scratch (``claimgate
+audit`` over the same citations and today's corpus), both timed as whole processes
+(``subprocess``, start-up and file reading included), side by side, in one run. Target: 20x.
+
+Corpus: the 295 arXiv abstracts of the shared folder's ``bench/arxiv_abstracts.json`` (real prose,
+cited by their own sentences) and synthetic documents of ``claimgate.synthetic.audit_inputs`` for the
+rest (Zipf pseudo-words with numbers, line wraps, hyphens and ligatures); citations from
+``make_citations`` (40% real, 30% misattributed, 30% fabricated). The ledger is written once by
+``claimgate audit --ledger`` (not timed). Then 1% of the documents are edited (a third each: a
+number changed, a paragraph put in front so spans move, a sentence appended) and both commands
+run against the new corpus. Status counts are printed so the work done is visible.
+
+Usage: ``python benchmarks/recheck_speed.py [--docs 20000] [--rows 100000] [--edited 0.01]
+[--abstracts PATH] [--seed 0] [--keep DIR]``. Exit code 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "dataflow"))
+
+from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
+
+ABSTRACTS = Path("/work/shared/bench/arxiv_abstracts.json")
+
+
+def corpus_and_citations(n_docs: int, n_rows: int, abstracts: Path, seed: int) -> tuple[dict, list[dict]]:
+    """Documents ``{doc_id: text}`` and ``n_rows`` citations over them (abstracts first, then synthetic)."""
+    prose = json.loads(abstracts.read_text(encoding="utf-8")) if abstracts.exists() else {}
+    docs, doc_words, vocab, weights = make_corpus(n_docs - len(prose), seed)
+    cites = []
+    for doc_id, text in sorted(prose.items()):  # real prose: each abstract cited by three of its sentences
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if len(s) > 60][:3]
+        cites += [(f"arxiv/{doc_id}", s) for s in sentences]
+    rows = [{"citation_id": f"p{i}", "doc_id": d, "quote": q} for i, (d, q) in enumerate(cites)]
+    synthetic = make_citations(n_rows - len(rows), doc_words, vocab, weights, seed)
+    rows += [{"citation_id": f"s{i}", "doc_id": d, "quote": q} for i, (_, q, d) in enumerate(synthetic)]
+    return {**{f"arxiv/{k}": v for k, v in prose.items()}, **docs}, rows
+
+
+def edited(documents: dict, share: float, seed: int) -> tuple[dict, int]:
+    """A copy of ``documents`` with ``share`` of them edited (number changed, text put in front, or appended)."""
+    rng = random.Random(seed + 7)
+    chosen = rng.sample(sorted(documents), max(1, int(len(documents) * share)))
+    new = dict(documents)
+    for k, doc_id in enumerate(chosen):
+        text = new[doc_id]
+        if k % 3 == 0:
+            new[doc_id] = (
+                re.sub(r"\d+", lambda m: str(int(m[0]) + 1), text, count=1) if re.search(r"\d", text) else text + "!"
+            )
+        elif k % 3 == 1:
+            new[doc_id] = "A paragraph added in this release.\n\n" + text
+        else:
+            new[doc_id] = text + "\nA sentence added in this release."
+    return new, len(chosen)
+
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """(wall-clock, CPU) seconds of one whole process (exit 0 or 1 expected; anything else fails the benchmark).
+
+    CPU is user plus system time of the child (``RUSAGE_CHILDREN``): on a shared machine it shows the
+    work apart from the waiting.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv[:3])} failed ({done.returncode}): {done.stderr.strip()}")
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=20_000)
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--edited", type=float, default=0.01)
+    parser.add_argument("--abstracts", type=Path, default=ABSTRACTS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", type=Path, help="keep the inputs and outputs in this folder")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="recheck-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    documents, citations = corpus_and_citations(args.docs, args.rows, args.abstracts, args.seed)
+    (work / "v1.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
+    (work / "cites.jsonl").write_text("".join(json.dumps(c) + "\n" for c in citations), encoding="utf-8")
+    new, n_edited = edited(documents, args.edited, args.seed)
+    (work / "v2.json").write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
+    ledger = work / "ledger.jsonl"
+    ledger.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "claimgate"]
+    common = ["--citations", str(work / "cites.jsonl"), "--quiet"]
+    setup = timed([*cmd, "audit", "--corpus", str(work / "v1.json"), *common, "--output", str(work / "a1.jsonl"),
+                   "--ledger", str(ledger)])  # fmt: skip
+    recheck = timed([*cmd, "recheck", "--ledger", str(ledger), "--corpus", str(work / "v2.json"),
+                     "--output", str(work / "r.jsonl"), "--quiet"])  # fmt: skip
+    audit = timed([*cmd, "audit", "--corpus", str(work / "v2.json"), *common, "--output", str(work / "a2.jsonl")])
+    rows = [json.loads(line) for line in (work / "r.jsonl").read_text(encoding="utf-8").splitlines()]
+    statuses = Counter(r["status"] for r in rows)
+    kinds = Counter((r.get("diagnosis") or {}).get("kind") for r in rows if r["status"] == "invalid")
+    print(f"ledger: {len(rows):,} rows over {len(documents):,} documents ("
+          f"{sum(k.startswith('arxiv/') for k in documents)} arXiv abstracts); "
+          f"{n_edited} documents edited ({args.edited:.0%})")  # fmt: skip
+    print(f"writing the ledger (audit --ledger, not compared): {setup[0]:.1f} s")
+    print(f"{'':<44} {'wall':>8} {'CPU':>8}")
+    print(f"{'re-audit every row (claimgate audit)':<44} {audit[0]:7.2f}s {audit[1]:7.2f}s")
+    print(f"{'claimgate recheck --ledger':<44} {recheck[0]:7.2f}s {recheck[1]:7.2f}s")
+    print(f"speed-up: {audit[0] / recheck[0]:.1f}x wall, {audit[1] / recheck[1]:.1f}x CPU (target 20x)")
+    print("statuses: " + ", ".join(f"{s} {n:,}" for s, n in statuses.most_common()))
+    print("invalid by diagnosis: " + ", ".join(f"{k} {n:,}" for k, n in kinds.most_common()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Ledger rows of an audit: what each citation relied on (docs/recheck-rules.md, "The ledger").
+
+One row per citation: the corpus identity (:func:`corpus_identity`), the cited document's id and
+SHA-256 (of its text as audited, UTF-8), the quote, the audit's verdict and reason, the spans
+(original characters ``[start, end)``) and a fingerprint of the cited text: its normalized tokens
+(``claimgate.audit.text``, the audit's own normalizer) with :data:`NEIGHBOURS` tokens on each side.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Iterable, Mapping
+
+from claimgate.audit.text.normalize import normalize_text
+from claimgate.io.ledger_file import corpus_identity
+
+#: Normalized tokens kept on each side of the cited text in a fingerprint.
+NEIGHBOURS = 3
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 hex of a document's text as audited (UTF-8; a lone surrogate written as its escape)."""
+    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def document_hashes(documents: Mapping[str, str]) -> dict[str, str]:
+    """``{doc_id: text_sha256}`` of every document."""
+    return {doc_id: text_sha256(text) for doc_id, text in documents.items()}
+
+
+def fingerprint(text: str, spans: list[dict], tokens_of=None) -> dict:
+    """``{"tokens", "before", "after"}``: normalized tokens inside ``spans`` of ``text``, and neighbours.
+
+    ``spans`` are ``{start, end}`` in original characters; ``tokens_of`` (optional) is a cached
+    ``normalize_text`` result for ``text``. Empty lists when there is no span.
+    """
+    if not spans:
+        return {"tokens": [], "before": [], "after": []}
+    norm = tokens_of if tokens_of is not None else normalize_text(text)
+    starts = norm.starts
+    inside = [
+        norm.tokens[i]
+        for span in spans
+        for i in range(bisect.bisect_left(starts, span["start"]), bisect.bisect_left(starts, span["end"]))
+    ]
+    first = bisect.bisect_left(starts, spans[0]["start"])
+    last = bisect.bisect_left(starts, spans[-1]["end"])
+    before = list(norm.tokens[max(0, first - NEIGHBOURS) : first])
+    return {"tokens": inside, "before": before, "after": list(norm.tokens[last : last + NEIGHBOURS])}
+
+
+def citation_ledger_rows(rows: Iterable[dict], quotes: Mapping[str, object], documents: Mapping[str, str]) -> list:
+    """One ledger row (unsealed: ``io.ledger_file.sealed`` adds schema and checksum) per audit row.
+
+    ``rows`` are audit rows (``execution.drivers.audit_rows``); ``quotes`` is ``{citation_id:
+    quote}`` from the citation table; ``documents`` the run's ``{doc_id: text}``. A row citing an
+    unknown document records ``sources`` as ``{doc_id: None}``.
+    """
+    hashes = document_hashes(documents)
+    corpus = corpus_identity(hashes)
+    normalized: dict[str, object] = {}
+    out = []
+    for row in rows:
+        doc_id = row["doc_id"]
+        spans = [{"start": s["start"], "end": s["end"]} for s in row["spans"] if s["doc_id"] == doc_id]
+        text = documents.get(doc_id) if isinstance(doc_id, str) else None
+        if text is not None and spans and doc_id not in normalized:
+            normalized[doc_id] = normalize_text(text)
+        out.append(
+            {
+                "kind": "citation",
+                "citation_id": row["citation_id"],
+                "doc_id": doc_id,
+                "quote": quotes.get(row["citation_id"]),
+                "verdict": row["gate_verdict"],
+                "reason": row["reason"],
+                "corpus_sha256": corpus,
+                "sources": {str(doc_id): hashes.get(doc_id) if isinstance(doc_id, str) else None},
+                "spans": spans,
+                "fingerprint": fingerprint(text, spans, normalized.get(doc_id)) if text is not None else None,
+            }
+        )
+    return out
+
+
+def answer_ledger_rows(result: dict, documents: Mapping[str, str]) -> list:
+    """The ledger rows of an answer's citations (``answer_result``: each claim's ``citations``, in claim order)."""
+    citations = [c for claim in result["claims"] for c in claim["citations"]]
+    return citation_ledger_rows(citations, {c["citation_id"]: c.get("quote") for c in citations}, documents)

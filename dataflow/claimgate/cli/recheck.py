@@ -1,0 +1,137 @@
+"""``claimgate recheck``: which ledger rows still hold against the documents as they are now.
+
+Rules: docs/recheck-rules.md. Writes one row per ledger row (``.jsonl`` or ``.json``), and with
+``--summary``/``--report`` the same summary and review page conventions as ``audit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from claimgate.cli.audit import add_document_options, document_inputs, resolve_documents
+from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.options import Command, add_schema
+from claimgate.errors import UsageError
+from claimgate.io.atomic import check_outputs
+from claimgate.io.writers import write_json, write_jsonl, write_text_file
+
+RECHECK_OUTPUTS = (".jsonl", ".json")
+FAIL_ON_CHOICES = ("invalid", "decision_changed", "intact")
+
+
+def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
+    """Today's ``({doc_id: text}, {doc_id: source map})`` from ``--corpus``, ``--manifest`` (hashes verified)
+    or ``--corpus-dir`` (the source maps of its rendered Markdown and reStructuredText pages; else ``{}``)."""
+    from claimgate.io.documents import read_document_folder
+    from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest, read_source_texts
+
+    if args.corpus is not None:
+        return read_corpus(args.corpus), {}
+    if args.manifest is not None:
+        manifest = read_manifest(args.manifest)
+        texts = read_source_texts(manifest["root"], manifest["sources"], DEFAULT_MAX_SOURCE_BYTES)
+        return {entry["source_id"]: text for entry, text in zip(manifest["sources"], texts)}, {}
+    folder = read_document_folder(args.corpus_dir, args.glob or "**/*")
+    maps = {d: m for d, m in zip(folder["doc_id"], folder["source_map"]) if m is not None}
+    return dict(zip(folder["doc_id"], folder["text"])), maps
+
+
+def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]:
+    """The recheck rows of the ledger's prepared requests, decided again against ``--manifest`` where changed.
+
+    Needs ``--manifest`` (a usage error otherwise). Raises ``IngestionError`` as a gate run over the
+    manifest would, and ``ledger_other_corpus``/``ledger_renamed_source`` (``io.ledger_file.check_same_corpus``).
+    """
+    from claimgate.execution.drivers import load_gate
+    from claimgate.gate.ledger_rows import recheck_request
+    from claimgate.gate.reference import decide_case
+    from claimgate.io.ledger_file import check_same_corpus, ledger_sources
+    from claimgate.io.sources import read_manifest
+
+    if args.manifest is None:
+        raise UsageError("a ledger of prepared requests is rechecked against --manifest")
+    manifest = read_manifest(args.manifest)
+    pins = {e["source_id"]: e["sha256"] for e in manifest["sources"]}
+    check_same_corpus(ledger_sources(ledger, "request"), pins)
+    loaded = load_gate(manifest, args.schema)
+    records = {r["source_id"]: r for r in loaded.verified_sources.to_dict("records")}
+    decide = lambda request: decide_case(request, records, loaded.schema)  # noqa: E731
+    versions = {e["source_id"]: e["version"] for e in manifest["sources"]}
+    return [
+        recheck_request(r, line, pins, versions, decide) for line, r in enumerate(ledger, 1) if r["kind"] == "request"
+    ]
+
+
+def row_reason(row: dict) -> str:
+    """What the summary counts a row's reason as: its diagnosis kind, else its audit reason, else its status."""
+    diagnosis = row.get("diagnosis")
+    return diagnosis["kind"] if diagnosis else row.get("audit_reason") or row.get("new_reason") or row["status"]
+
+
+def recheck_page(rows: list[dict], title: str) -> str:
+    """The review page: one card per row (status, citation, document, diagnosis), escaped, filterable."""
+    from claimgate.report.page import attribute, badge, escaped, filter_bar, page
+
+    cards = []
+    for row in rows:
+        key = row.get("citation_id", row.get("case_id"))
+        detail = row_reason(row)
+        cards.append(
+            f'<div class="card" data-verdict="{attribute(row["status"])}" data-reason="{attribute(detail)}">'
+            f"{badge(row['status'])} <b>{escaped(key)}</b> in {escaped(row.get('doc_id', ''))} "
+            f"(ledger line {row['ledger_line']}): {escaped(detail)}</div>"
+        )
+    statuses, reasons = [r["status"] for r in rows], [row_reason(r) for r in rows]
+    return page(title, filter_bar(statuses, reasons) + "".join(cards))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_document_options(parser, project=True)
+    add_schema(parser)
+    parser.add_argument("--ledger", required=True, metavar="FILE.jsonl", help="the ledger an earlier run appended to")
+    parser.add_argument("--output", required=True, help="one row per ledger row (.jsonl, .json)")
+    add_ci_options(parser, "row's status", FAIL_ON_CHOICES)
+
+
+def run_recheck_command(args: argparse.Namespace) -> int:
+    """``claimgate recheck``: recheck every ledger row and write the rows."""
+    from claimgate.audit.recheck import recheck_citations
+    from claimgate.io.ledger_file import read_ledger
+
+    output = Path(args.output)
+    if output.suffix.lower() not in RECHECK_OUTPUTS:
+        raise UsageError(f"--output must end in {', '.join(RECHECK_OUTPUTS)}")
+    resolve_documents(args)
+    fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
+    extra = check_ci_outputs(args)
+    check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
+    from claimgate.execution.drivers import gc_paused
+
+    with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
+        ledger = read_ledger(args.ledger)
+        kinds = {r["kind"] for r in ledger}
+        if "citation" in kinds:
+            documents, maps = current_documents(args)
+            rows = recheck_citations(ledger, documents, source_maps=maps)
+        else:
+            rows = []
+        if "request" in kinds:
+            rows = sorted([*rows, *recheck_requests(ledger, args)], key=lambda r: r["ledger_line"])
+        (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)
+    statuses = [r["status"] for r in rows]
+    if args.summary:
+        write_summary(args.summary, summary(statuses, [row_reason(r) for r in rows]))
+    if args.report:
+        write_text_file(args.report, recheck_page(rows, f"Recheck of {args.ledger}"))
+    if not args.quiet:
+        counts = Counter(statuses)
+        print(", ".join(f"{n} {s}" for s, n in counts.items()) or "no ledger row")
+        print(f"wrote {output}")
+    return exit_status(statuses, fail_on)
+
+
+COMMAND = Command(
+    "recheck", "recheck a ledger against the documents as they are now", add_arguments, run_recheck_command
+)

@@ -1,0 +1,172 @@
+"""The ledger file: JSON lines of what earlier runs relied on (docs/recheck-rules.md, "The ledger").
+
+Why: answers audited last week live on after the documents change; a ledger row records
+what one citation relied on so ``claimgate recheck`` can say later whether it still holds.
+
+What it refuses to do: read a ledger it cannot trust. A truncated last line
+(``ledger_truncated``), a row whose checksum does not match its fields (``ledger_row_edited``),
+a row that is not a ledger row of this schema (``ledger_invalid``): each is one
+``IngestionError`` naming the line (1-based). Appending writes complete lines with one
+``write`` under an exclusive ``fcntl.flock``, so readers never see half a row.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import orjson
+
+from claimgate.errors import IngestionError
+
+#: The schema version every row carries (``schema``); a row of another version is refused.
+LEDGER_SCHEMA = "claimgate.ledger/1"
+#: Fields every row has, whatever it records (``kind``: ``citation`` or ``request``).
+REQUIRED_FIELDS = ("schema", "kind", "corpus_sha256", "sources", "row_sha256")
+LEDGER_KINDS = ("citation", "request")
+
+
+def corpus_identity(hashes: Mapping[str, str | None]) -> str:
+    """SHA-256 hex over the sorted ids and hashes (one ``id\\0hash\\n`` line each): a run's corpus or manifest."""
+    digest = hashlib.sha256()
+    for doc_id in sorted(hashes):
+        digest.update(f"{doc_id}\0{hashes[doc_id]}\n".encode("utf-8", "backslashreplace"))
+    return digest.hexdigest()
+
+
+def canonical_bytes(row: dict) -> bytes:
+    """Deterministic bytes of ``row``: sorted keys, compact, UTF-8 (lone surrogates escaped).
+
+    ``orjson`` writes them (the standard library's compact, non-ASCII-escaping form for the strings,
+    integers, lists and dicts of a ledger row); a row it refuses goes through the standard encoder.
+    """
+    try:
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        pass
+    text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def sealed(row: dict) -> dict:
+    """``row`` with ``schema`` and ``row_sha256`` (SHA-256 hex of the canonical bytes of every other field)."""
+    body = {k: v for k, v in row.items() if k != "row_sha256"}
+    body["schema"] = LEDGER_SCHEMA
+    return {**body, "row_sha256": hashlib.sha256(canonical_bytes(body)).hexdigest()}
+
+
+def append_ledger(path: str | Path, rows: Iterable[dict]) -> int:
+    """Append ``rows`` (sealed, sorted keys) to the ledger at ``path``; returns how many were written.
+
+    All lines go out in one ``write`` under an exclusive ``flock`` (created when absent, ``0o666``
+    less the umask). A file not ending in a newline (an interrupted writer) is refused first:
+    ``IngestionError("ledger_truncated")``.
+    """
+    data = b"".join(canonical_bytes(sealed(r)) + b"\n" for r in rows)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (an interrupted write)")
+        if data:
+            os.write(fd, data)
+    finally:
+        os.close(fd)
+    return data.count(b"\n")
+
+
+def _row_problem(row: object) -> str:
+    if not isinstance(row, dict):
+        return "not an object"
+    missing = [f for f in REQUIRED_FIELDS if f not in row]
+    if missing:
+        return f"no {missing[0]!r}"
+    if row["schema"] != LEDGER_SCHEMA:
+        return f"schema {row['schema']!r} is not {LEDGER_SCHEMA!r}"
+    if row["kind"] not in LEDGER_KINDS or not isinstance(row["sources"], dict):
+        return "kind or sources of the wrong shape"
+    return ""
+
+
+def _loads(line: bytes) -> object:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:  # a lone surrogate escape orjson refuses; the standard parser decides
+        return json.loads(line.decode("utf-8"))
+
+
+def _seal_holds(line: bytes, row: dict) -> bool:
+    """Whether a line as written (canonical bytes, keys sorted) carries its own checksum, without re-encoding it.
+
+    The sealed field sits just before ``schema`` in a canonical line; the line without it is the canonical
+    body whose SHA-256 the field holds. A line that is not canonical is checked by re-encoding instead.
+    """
+    digest = row["row_sha256"]
+    if not isinstance(digest, str):
+        return False
+    schema = b'"schema":' + orjson.dumps(LEDGER_SCHEMA)
+    body = line.replace(b'"row_sha256":"' + digest.encode("ascii", "replace") + b'",' + schema, schema, 1)
+    return body != line and hashlib.sha256(body).hexdigest() == digest
+
+
+def read_ledger(path: str | Path) -> list[dict]:
+    """Every row of the ledger at ``path``, in file order (list of dicts as written).
+
+    Raises ``IngestionError``: ``ledger_invalid`` (unreadable file, a line that is not JSON
+    or not a ledger row of :data:`LEDGER_SCHEMA`, or no row at all), ``ledger_truncated`` (the
+    last line has no newline), ``ledger_row_edited`` (a row's ``row_sha256`` does not match).
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise IngestionError("ledger_invalid", f"{path}: {exc.strerror or exc}") from None
+    if data and not data.endswith(b"\n"):
+        raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (cut short)")
+    rows = []
+    for number, line in enumerate(data.splitlines(), 1):
+        try:
+            row = _loads(line)
+        except (UnicodeDecodeError, ValueError):
+            raise IngestionError("ledger_invalid", f"{path}:{number}: not a JSON line") from None
+        problem = _row_problem(row)
+        if problem:
+            raise IngestionError("ledger_invalid", f"{path}:{number}: not a ledger row ({problem})")
+        if not _seal_holds(line, row) and sealed(row)["row_sha256"] != row["row_sha256"]:
+            raise IngestionError("ledger_row_edited", f"{path}:{number}: the row's checksum does not match its fields")
+        rows.append(row)
+    if not rows:
+        raise IngestionError("ledger_invalid", f"{path}: no ledger row")
+    return rows
+
+
+def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:
+    """``{doc_id: sha256}`` the ``kind`` rows of the ledger relied on (first row's hash; ``None``: unknown id)."""
+    sources: dict[str, str | None] = {}
+    for row in ledger:
+        if row["kind"] != kind:
+            continue
+        for doc_id, sha in row["sources"].items():
+            sources.setdefault(doc_id, sha)
+    return sources
+
+
+def check_same_corpus(sources: Mapping[str, str | None], hashes: Mapping[str, str]) -> None:
+    """Refuse a ledger from another corpus, or one whose sources were renamed (``IngestionError``)."""
+    known = {d: sha for d, sha in sources.items() if sha is not None}
+    by_hash: dict[str, str] = {}
+    for doc_id, sha in hashes.items():
+        by_hash.setdefault(sha, doc_id)
+    for doc_id, sha in sorted(known.items()):
+        if doc_id not in hashes and sha in by_hash and by_hash[sha] not in known:
+            raise IngestionError(
+                "ledger_renamed_source",
+                f"{doc_id!r} is gone but its text is now {by_hash[sha]!r}; recheck does not guess renames "
+                "(record a new ledger under the new ids)",
+            )
+    if known and not any(d in hashes for d in known):
+        raise IngestionError("ledger_other_corpus", f"none of the ledger's {len(known)} documents is in this corpus")
