@@ -15,6 +15,7 @@ import importlib
 import inspect
 import pkgutil
 
+import claimgate.api
 import claimgate.cli
 import claimgate.execution
 import pytest
@@ -24,7 +25,7 @@ LIMIT = 8
 
 def module_names() -> list[str]:
     names = ["claimgate.api"]
-    for package in (claimgate.execution, claimgate.cli):
+    for package in (claimgate.api, claimgate.execution, claimgate.cli):
         names += [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
     return sorted(names)
 
@@ -71,4 +72,5 @@ def test_the_count_sees_methods_and_the_entry_points():
 
     functions = public_functions(drivers)
     assert counted(functions["run_audit"]) == 7 and counted(functions["run_gate"]) == 4
-    assert "Gate.__init__" in public_functions(importlib.import_module("claimgate.api"))
+    assert "Gate.__init__" in public_functions(importlib.import_module("claimgate.api.gate"))
+    assert "Audit.check" in public_functions(importlib.import_module("claimgate.api.audit"))

@@ -21,6 +21,13 @@ import pandas as pd
 from hamilton import driver
 
 import claimgate  # noqa: F401  (telemetry off, extension autoloading off: before Hamilton is imported)
+from claimgate.execution.document_sources import (  # noqa: F401  (drivers.CorpusFile, ... as before)
+    CorpusFile,
+    DocumentFolder,
+    Documents,
+    IndexedCorpus,
+    PinnedManifest,
+)
 from claimgate.execution.executors import (  # noqa: F401  (re-exported)
     EXECUTORS,
     check_executor,
@@ -225,48 +232,6 @@ class AuditRun:
     documents: dict
     extractors: dict | None = None
     skipped: list | None = None  # a folder's files with no extractor (doc_ids), not read
-
-
-@dataclass(frozen=True)
-class CorpusFile:
-    """An audit's documents from a corpus JSON file ``{doc_id: text}``."""
-
-    path: str | Path
-
-
-@dataclass(frozen=True)
-class PinnedManifest:
-    """An audit's documents from the pinned sources of a manifest (``doc_id`` = ``source_id``)."""
-
-    path: str | Path
-
-
-@dataclass(frozen=True)
-class DocumentFolder:
-    """An audit's documents from a folder of pages; ``glob`` selects its files (``None``: every file).
-
-    ``glob`` and ``exclude`` are one pattern or a tuple of them (a file matching an ``exclude`` is left out).
-    """
-
-    path: str | Path
-    glob: str | tuple | None = None
-    exclude: tuple = ()
-    html_main_content: bool = False  # HTML pages without navigation, banners, asides (docs/documents.md)
-
-
-@dataclass(frozen=True)
-class IndexedCorpus:
-    """Documents indexed once (``Audit``): ``{doc_id: text}``, their extractors, the index, the driver."""
-
-    documents: dict
-    extractors: dict | None
-    index: object
-    driver: driver.Driver
-    source_maps: dict | None = None  # {doc_id: VisibleText} of rendered pages: spans go back into the file
-
-
-#: Where an audit's documents come from.
-Documents = CorpusFile | PinnedManifest | DocumentFolder | IndexedCorpus
 
 
 def _document_inputs(documents: Documents) -> tuple[str, dict]:
