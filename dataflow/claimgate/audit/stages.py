@@ -33,7 +33,7 @@ from claimgate.audit.judge import judge_citation
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.errors import bounded_detail
 from claimgate.io.tables import QUOTE_TOO_LONG_REASON
-from claimgate.io.visible_text import raw_spans
+from claimgate.io.visible_text import raw_diagnosis, raw_spans
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
 #: ``claim`` and ``quote`` are the citation's own (``""`` for a missing claim), so one file is enough to
@@ -203,8 +203,8 @@ def audit_result(
     (``{doc_id: VisibleText | PdfPages}`` of ``io.visible_text``: a folder's rendered Markdown and
     reStructuredText pages, and its PDFs) the ``spans`` and ``elided`` of a rendered page are moved into
     the file as written (``raw_spans``: raw character offsets and lines, the raw slice, and the hidden
-    markup inside each span as its ``elided``) and a PDF's spans gain ``page`` and ``end_page``; see
-    docs/documents.md.
+    markup inside each span as its ``elided``), and so are a diagnosis's nearest passage and edits
+    (``raw_diagnosis``); a PDF's spans gain ``page`` and ``end_page``; see docs/documents.md.
     """
     frame = judged_citations.copy()
     # A quote refused for its length is shown by its head and its length (errors.bounded_detail), so the
@@ -223,5 +223,9 @@ def audit_result(
         judgment["verdict"] if judgment is not None else verdict
         for judgment, verdict in zip(frame["judge"], frame["gate_verdict"])
     ]
+    if source_maps:  # the nearest passage and its edits slice the file as written too
+        citation_diagnoses = pd.Series(
+            [raw_diagnosis(d, source_maps) for d in citation_diagnoses], dtype=object, index=citation_diagnoses.index
+        )
     frame[DIAGNOSIS_COLUMN] = citation_diagnoses
     return frame[["position", *audit_columns(frame), DIAGNOSIS_COLUMN]].reset_index(drop=True)

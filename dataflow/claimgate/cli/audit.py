@@ -180,6 +180,9 @@ def documents_of(args: argparse.Namespace) -> drivers.Documents:
 def resolve_documents(args: argparse.Namespace) -> None:
     """Set ``args.manifest`` (and an unset ``args.schema``) from the project file when no documents are named.
 
+    A project file naming no manifest but one ``docs`` folder gives ``args.corpus_dir`` (with the project's
+    ``glob`` and ``exclude``, for ``audit``); its manifest, when named, comes first (pinned pages are verified).
+
     A usage error when there are none either, or for ``--glob``, ``--exclude`` or ``--html-main-content``
     without ``--corpus-dir``.
     """
@@ -188,8 +191,22 @@ def resolve_documents(args: argparse.Namespace) -> None:
         args.manifest = resolved.manifest
         if getattr(args, "schema", None) is None and hasattr(args, "schema"):
             args.schema = resolved.schema
-        if args.manifest is None:
-            raise UsageError("one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml manifest)")
+        project = resolved.project
+        if args.manifest is None and project is not None and project.docs:
+            # No manifest named: the project's docs folder is read as --corpus-dir, with its glob and exclude.
+            if len(project.docs) > 1:
+                raise UsageError(
+                    f"the project file names {len(project.docs)} docs folders and no manifest: give --corpus-dir"
+                )
+            args.corpus_dir = project.docs[0]
+            if hasattr(args, "exclude"):
+                args.glob = args.glob or ([project.glob] if project.glob else None)
+                args.exclude = args.exclude or (list(project.exclude) or None)
+        if args.manifest is None and args.corpus_dir is None:
+            raise UsageError(
+                "one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml naming a manifest or "
+                "a docs folder)"
+            )
     if (
         args.glob or getattr(args, "exclude", None) or getattr(args, "html_main_content", False)
     ) and not args.corpus_dir:

@@ -202,3 +202,23 @@ def raw_spans(spans: list[dict], maps: Mapping[str, VisibleText | PdfPages]) -> 
             }
         )
     return moved
+
+
+def raw_diagnosis(diagnosis: dict | None, maps: Mapping[str, VisibleText | PdfPages]) -> dict | None:
+    """A near-miss diagnosis moved into the file as written, as ``raw_spans`` moves a row's spans.
+
+    ``diagnosis`` is the audit's (``{kind, nearest, shared_tokens, quote_tokens, edits}``; ``None`` or a dict
+    without ``nearest`` is returned as is). When the nearest passage's document has a ``VisibleText`` in
+    ``maps``, ``nearest`` is moved by ``raw_spans`` and each edit's ``source_span`` (``[start, end]``,
+    visible characters) becomes raw character offsets, so both slice the file as written; a quote's own
+    ``quote_span`` is unchanged (it indexes the quote). See docs/documents.md.
+    """
+    nearest = diagnosis.get("nearest") if isinstance(diagnosis, dict) else None
+    visible = maps.get(nearest.get("doc_id")) if isinstance(nearest, dict) and maps else None
+    if not isinstance(visible, VisibleText):
+        return diagnosis if visible is None else {**diagnosis, "nearest": raw_spans([nearest], maps)[0]}
+    edits = [
+        {**edit, "source_span": list(visible.raw_span(*edit["source_span"]))} if "source_span" in edit else edit
+        for edit in diagnosis.get("edits", [])
+    ]
+    return {**diagnosis, "nearest": raw_spans([nearest], maps)[0], "edits": edits}
