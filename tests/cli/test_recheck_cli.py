@@ -142,3 +142,23 @@ def test_recheck_without_documents_or_a_project_file_is_a_usage_error(capsys, tm
     monkeypatch.chdir(docs)
     code, _, err = cli(capsys, "recheck", "--ledger", str(ledger), "--output", str(tmp_path / "r.jsonl"))
     assert code == 2 and "--corpus" in err
+
+
+def test_recheck_reads_the_folder_with_the_audits_glob_and_exclude(capsys, tmp_path):
+    """``--glob``/``--exclude`` select today's pages as they selected the audit's: an excluded copy is never read."""
+    docs = folder(tmp_path, PAGES)
+    (docs / "_build").mkdir()
+    (docs / "_build" / "install.md").write_text("# Install\n\nThe cache keeps 40 entries by default.\n")
+    cites = tmp_path / "cites.jsonl"
+    cites.write_text("".join(json.dumps(c) + "\n" for c in CITES), encoding="utf-8")
+    ledger = tmp_path / "ledger.jsonl"
+    selection = ("--corpus-dir", str(docs), "--exclude", "_build/**")
+    code, _, err = cli(
+        capsys, "audit", *selection, "--citations", str(cites), "--output", str(tmp_path / "a.jsonl"),
+        "--ledger", str(ledger), "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    (docs / "_build" / "install.md").write_bytes(b"\xff not UTF-8: a page that is read would refuse the run\n")
+    code, rows, err = recheck(capsys, tmp_path, ledger, *selection)
+    assert code == 0, err
+    assert [r["status"] for r in rows] == ["unchanged", "unchanged"]

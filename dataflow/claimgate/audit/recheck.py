@@ -20,6 +20,7 @@ from claimgate.audit.ledger import document_hashes, fingerprint
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.audit.matching.settings import MatchSettings
 from claimgate.io.ledger_file import check_same_corpus, ledger_sources
+from claimgate.io.visible_text import VisibleText
 
 #: A recheck row's ``status``, in the order the rules page states them.
 RECHECK_STATUSES = ("unchanged", "intact", "invalid", "decision_changed")
@@ -39,7 +40,7 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, s
         max_steps=settings.max_steps,
     )
     spans = [{"start": s["start"], "end": s["end"]} for s in match["spans"] if s["doc_id"] == doc_id]
-    if source_map is not None and hasattr(source_map, "raw_span"):
+    if isinstance(source_map, VisibleText):
         # A rendered page (Markdown, reStructuredText): spans are characters of the file as written, as the
         # audit's rows and the ledger's are (io.visible_text.raw_spans), so slicing the new file gives the quote.
         spans = [dict(zip(("start", "end"), source_map.raw_span(s["start"], s["end"]))) for s in spans]

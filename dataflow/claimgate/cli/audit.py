@@ -170,10 +170,7 @@ def documents_of(args: argparse.Namespace) -> drivers.Documents:
     if args.manifest is not None:
         return drivers.PinnedManifest(args.manifest)
     return drivers.DocumentFolder(
-        args.corpus_dir,
-        tuple(args.glob or ()),
-        tuple(getattr(args, "exclude", None) or ()),
-        getattr(args, "html_main_content", False),
+        args.corpus_dir, tuple(args.glob or ()), tuple(args.exclude or ()), args.html_main_content
     )
 
 
@@ -199,17 +196,14 @@ def resolve_documents(args: argparse.Namespace) -> None:
                     f"the project file names {len(project.docs)} docs folders and no manifest: give --corpus-dir"
                 )
             args.corpus_dir = project.docs[0]
-            if hasattr(args, "exclude"):
-                args.glob = args.glob or ([project.glob] if project.glob else None)
-                args.exclude = args.exclude or (list(project.exclude) or None)
+            args.glob = args.glob or ([project.glob] if project.glob else None)
+            args.exclude = args.exclude or (list(project.exclude) or None)
         if args.manifest is None and args.corpus_dir is None:
             raise UsageError(
                 "one of --corpus, --manifest, --corpus-dir is required (or a claimgate.toml naming a manifest or "
                 "a docs folder)"
             )
-    if (
-        args.glob or getattr(args, "exclude", None) or getattr(args, "html_main_content", False)
-    ) and not args.corpus_dir:
+    if (args.glob or args.exclude or args.html_main_content) and not args.corpus_dir:
         raise UsageError("--glob, --exclude and --html-main-content need --corpus-dir")
 
 

@@ -10,7 +10,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from claimgate.cli.audit import add_document_options, document_inputs, resolve_documents
+from claimgate.cli.audit import add_document_options, document_inputs, documents_of, resolve_documents
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
 from claimgate.cli.options import Command, add_schema
 from claimgate.errors import UsageError
@@ -24,7 +24,8 @@ FAIL_ON_CHOICES = ("invalid", "decision_changed", "intact")
 def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
     """Today's ``({doc_id: text}, {doc_id: source map})`` from ``--corpus``, ``--manifest`` (hashes verified)
     or ``--corpus-dir`` (the source maps of its rendered Markdown and reStructuredText pages; else ``{}``)."""
-    from claimgate.io.documents import read_document_folder
+    from claimgate.audit.loading import source_maps
+    from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
     from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest, read_source_texts
 
     if args.corpus is not None:
@@ -33,9 +34,12 @@ def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
         manifest = read_manifest(args.manifest)
         texts = read_source_texts(manifest["root"], manifest["sources"], DEFAULT_MAX_SOURCE_BYTES)
         return {entry["source_id"]: text for entry, text in zip(manifest["sources"], texts)}, {}
-    folder = read_document_folder(args.corpus_dir, args.glob or "**/*")
-    maps = {d: m for d, m in zip(folder["doc_id"], folder["source_map"]) if m is not None}
-    return dict(zip(folder["doc_id"], folder["text"])), maps
+    # The same selection as the audit's (cli.audit.documents_of): --glob, --exclude, --html-main-content.
+    chosen = documents_of(args)
+    folder = read_document_folder(
+        chosen.path, chosen.glob or DEFAULT_GLOB, exclude=chosen.exclude, html_main_content=chosen.html_main_content
+    )
+    return dict(zip(folder["doc_id"], folder["text"])), source_maps(folder)
 
 
 def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]:
