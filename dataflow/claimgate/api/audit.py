@@ -18,7 +18,7 @@ from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.execution.settings import RunSettings
 from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, refuse_empty_corpus
 from claimgate.io.tables import citation_table_frame
 
 __all__ = ["Audit"]
@@ -73,7 +73,8 @@ class Audit:
         A folder is read by ``io.documents.read_document_folder`` (files matching ``glob``; ``doc_id`` the
         relative path with ``/``; see docs/documents.md). Raises ``IngestionError``: ``invalid_corpus``
         (a missing path, a bad JSON file, a dict with an empty id or a non-string text) or a folder's
-        refusals (``unsupported_document``, ``unreadable_document``, ``document_too_large``…).
+        refusals (an empty dict, file ``{}`` or folder, as ``io.sources.refuse_empty_corpus``;
+        ``unsupported_document``, ``unreadable_document``, ``document_too_large``…).
         """
         if cache is not None:
             is_folder = not isinstance(corpus, Mapping) and Path(corpus).is_dir()
@@ -87,6 +88,7 @@ class Audit:
                     raise IngestionError("invalid_corpus", f"document id {doc_id!r} is not a non-empty string")
                 if not isinstance(text, str):
                     raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
+            refuse_empty_corpus(corpus, "no document in the corpus dict")
             return cls(dict(corpus), cache=cache, adapters=adapters)
         if Path(corpus).is_dir():
             frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)

@@ -41,7 +41,7 @@ from claimgate.io.pdf_text import (  # noqa: F401  (MAX_PDF_* and pdf_text re-ex
     pdf_text_and_pages,
 )
 from claimgate.io.rst_text import rst_visible_text
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, refuse_empty_corpus
 from claimgate.io.visible_text import PdfPages, VisibleText
 
 #: Extractor name for each supported file extension (lower case).
@@ -178,9 +178,7 @@ def document_paths(
         found[doc_id] = path
     if refused:
         raise refused[min(refused)]
-    if not found:
-        shown = ", ".join(repr(g) for g in globs)
-        raise IngestionError("invalid_corpus", f"no file under {root} matches {shown}")
+    refuse_empty_corpus(found, f"no file under {root} matches {', '.join(repr(g) for g in globs)}")
     return sorted(found.items())
 
 
@@ -265,9 +263,7 @@ def read_document_folder(
             os.close(fd)
         extracted = document_extract(raw, extractor, doc_id, cache_dir, html_main_content)
         rows.append((doc_id, str(path), extractor, *extracted))
-    if not rows:
-        supported = ", ".join(sorted(EXTRACTORS))
-        raise IngestionError("invalid_corpus", f"no page under {corpus_dir} has an extractor ({supported})")
+    refuse_empty_corpus(rows, f"no page under {corpus_dir} has an extractor ({', '.join(sorted(EXTRACTORS))})")
     frame = pd.DataFrame(rows, columns=list(DOCUMENT_COLUMNS))
     frame = frame.astype({c: "str" for c in DOCUMENT_COLUMNS if c != "source_map"})
     frame.attrs["skipped"] = skipped
