@@ -53,7 +53,10 @@ def test_manifest_documents_are_keyed_by_source_id():
     rows = audit.check([{"citation_id": "a", "doc_id": "quill-guide", "quote": quote}])
     assert rows.loc[0, "verdict"] == "found"
     span = rows.loc[0, "spans"][0]
-    assert audit.documents["quill-guide"][span["start"] : span["end"]] == span["text"] == quote
+    # A pinned Markdown page is read rendered; its spans slice the file as written (docs/documents.md).
+    raw = (FIXTURES / "sources" / "quill-guide.md").read_text(encoding="utf-8")
+    assert raw[span["start"] : span["end"]] == span["text"] == quote
+    assert audit.extractors == dict.fromkeys(audit.documents, "markdown")
 
 
 def test_index_is_built_once_and_reused(monkeypatch):

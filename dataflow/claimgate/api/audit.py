@@ -17,7 +17,7 @@ from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.execution.settings import RunSettings
-from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
+from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, refuse_empty_corpus
 from claimgate.io.tables import citation_table_frame
 
@@ -92,10 +92,7 @@ class Audit:
             return cls(dict(corpus), cache=cache, adapters=adapters)
         if Path(corpus).is_dir():
             frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)
-            documents = dict(zip(frame["doc_id"], frame["text"]))
-            maps = {d: m for d, m in zip(frame["doc_id"], frame["source_map"]) if m is not None}
-            extractors = dict(zip(frame["doc_id"], frame["extractor"]))
-            return cls(documents, extractors, cache=cache, adapters=adapters, source_maps=maps)
+            return cls._of_frame(frame, cache, adapters)
         return cls(read_corpus(corpus), cache=cache, adapters=adapters)
 
     @classmethod
@@ -104,15 +101,28 @@ class Audit:
     ) -> Audit:
         """An audit over the pinned sources of a manifest (``doc_id`` = ``source_id``), verified once here.
 
+        Each pinned page is read as a folder's page is (``io.pinned_pages``: Markdown and reStructuredText
+        rendered, spans in characters and 1-based lines of the file as written; ``extractors`` recorded),
+        after its SHA-256 is checked on the bytes as written (docs/documents.md, "Pinned pages").
         ``adapters``: Hamilton lifecycle adapters, on the verification and the audit's driver (see ``Audit``).
-        Raises the ``IngestionError`` of ``Gate.from_manifest`` (``hash_mismatch``…).
+        Raises the ``IngestionError`` of ``Gate.from_manifest`` (``hash_mismatch``…) and of the extractors
+        (``unreadable_document``…).
         """
         settings = RunSettings(max_source_bytes=max_source_bytes, adapters=tuple(adapters))
-        return cls(drivers.read_documents(drivers.PinnedManifest(manifest), settings), adapters=settings.adapters)
+        frame = drivers.read_pinned_frame(drivers.PinnedManifest(manifest), settings)
+        return cls._of_frame(frame, None, settings.adapters)
+
+    @classmethod
+    def _of_frame(cls, frame: pd.DataFrame, cache: str | Path | None, adapters: Iterable[object]) -> Audit:
+        """An audit over a documents frame (``io.documents.DOCUMENT_COLUMNS``): texts, extractors, maps."""
+        documents = dict(zip(frame["doc_id"], frame["text"]))
+        extractors = dict(zip(frame["doc_id"], frame["extractor"]))
+        return cls(documents, extractors, cache=cache, adapters=adapters, source_maps=frame_source_maps(frame))
 
     @property
     def extractors(self) -> dict[str, str] | None:
-        """``{doc_id: extractor}`` (``text``, ``html``, ``pdf``) for a folder corpus, else ``None``; a copy."""
+        """``{doc_id: extractor}`` (``markdown``, ``rst``, ``text``, ``html``, ``pdf``) for a folder corpus or a
+        manifest, else ``None``; a copy."""
         extractors = self._corpus.extractors
         return None if extractors is None else dict(extractors)
 

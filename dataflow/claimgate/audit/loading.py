@@ -1,9 +1,10 @@
 """Loading nodes of the citation audit (Hamilton): documents and the citation table.
 
-Documents come from a pinned manifest (``document_source="manifest"``: the same
-``load_manifest → verified_sources`` nodes as the gate, hashes checked) or from a
-plain corpus file ``{doc_id: text}`` (``document_source="corpus"``) or a folder of pages
-(``document_source="folder"``: ``io.documents``, one document per file, see docs/documents.md).
+Documents come from a pinned manifest (``document_source="manifest"``: the same ``load_manifest``
+node as the gate, then ``pinned_documents``: hashes checked on the bytes as written, each page read as
+a folder's page is, see docs/documents.md, "Pinned pages") or from a plain corpus file ``{doc_id: text}``
+(``document_source="corpus"``) or a folder of pages (``document_source="folder"``: ``io.documents``,
+one document per file, see docs/documents.md).
 """
 
 from __future__ import annotations
@@ -11,15 +12,39 @@ from __future__ import annotations
 import pandas as pd
 from hamilton.function_modifiers import config
 
-from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
+from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
+from claimgate.io.pinned_pages import read_pinned_documents
 from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES, read_corpus
 from claimgate.io.tables import citation_table_frame, read_citation_rows
 
 
 @config.when(document_source="manifest")
-def source_documents__manifest(verified_sources: pd.DataFrame) -> dict:
-    """Original text of every pinned source, keyed by source id (manifest order)."""
-    return dict(zip(verified_sources["source_id"], verified_sources["text"]))
+def pinned_documents(
+    load_manifest: dict,
+    max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    max_corpus_bytes: int = DEFAULT_MAX_CORPUS_BYTES,
+    cache_dir: str | None = None,
+    html_main_content: bool = False,
+) -> pd.DataFrame:
+    """Every pinned source verified (SHA-256 of the bytes as written) and extracted, in manifest order.
+
+    Columns of ``io.documents.DOCUMENT_COLUMNS`` (``doc_id`` is the ``source_id``): ``doc_id, path,
+    extractor, text`` (str), ``source_map`` (object); ``io.pinned_pages.read_pinned_documents``. Limits in
+    bytes; raises its ``IngestionError`` (``hash_mismatch``…): the whole run is refused.
+    """
+    return read_pinned_documents(load_manifest, max_source_bytes, max_corpus_bytes, cache_dir, html_main_content)
+
+
+@config.when(document_source="manifest")
+def source_documents__manifest(pinned_documents: pd.DataFrame) -> dict:
+    """Extracted text of every pinned source, keyed by source id (manifest order)."""
+    return dict(zip(pinned_documents["doc_id"], pinned_documents["text"]))
+
+
+@config.when(document_source="manifest")
+def source_maps__manifest(pinned_documents: pd.DataFrame) -> dict:
+    """``{source_id: VisibleText | PdfPages}``: a rendered pinned page's spans go back into the file as pinned."""
+    return frame_source_maps(pinned_documents)
 
 
 @config.when(document_source="corpus")
@@ -57,9 +82,9 @@ def folder_documents(
 
 
 @config.when(document_source="folder")
-def source_maps(folder_documents: pd.DataFrame) -> dict:
+def source_maps__folder(folder_documents: pd.DataFrame) -> dict:
     """``{doc_id: VisibleText | PdfPages}``: rendered pages' spans go back into the file, PDF spans get pages."""
-    return {d: m for d, m in zip(folder_documents["doc_id"], folder_documents["source_map"]) if m is not None}
+    return frame_source_maps(folder_documents)
 
 
 @config.when(document_source="folder")

@@ -22,24 +22,25 @@ FAIL_ON_CHOICES = ("invalid", "decision_changed", "intact")
 
 
 def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
-    """Today's ``({doc_id: text}, {doc_id: source map})`` from ``--corpus``, ``--manifest`` (hashes verified)
-    or ``--corpus-dir`` (the source maps of its rendered Markdown and reStructuredText pages; else ``{}``)."""
-    from claimgate.audit.loading import source_maps
-    from claimgate.io.documents import DEFAULT_GLOB, read_document_folder
-    from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest, read_source_texts
+    """Today's ``({doc_id: text}, {doc_id: source map})`` from ``--corpus`` (no map), ``--manifest`` (hashes
+    verified on the bytes as written) or ``--corpus-dir``: pages read as the audit read them, with the source
+    maps of their rendered Markdown and reStructuredText pages and PDFs (docs/documents.md)."""
+    from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
+    from claimgate.io.pinned_pages import read_pinned_documents
+    from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest
 
     if args.corpus is not None:
         return read_corpus(args.corpus), {}
     if args.manifest is not None:
-        manifest = read_manifest(args.manifest)
-        texts = read_source_texts(manifest["root"], manifest["sources"], DEFAULT_MAX_SOURCE_BYTES)
-        return {entry["source_id"]: text for entry, text in zip(manifest["sources"], texts)}, {}
-    # The same selection as the audit's (cli.audit.documents_of): --glob, --exclude, --html-main-content.
-    chosen = documents_of(args)
-    folder = read_document_folder(
-        chosen.path, chosen.glob or DEFAULT_GLOB, exclude=chosen.exclude, html_main_content=chosen.html_main_content
-    )
-    return dict(zip(folder["doc_id"], folder["text"])), source_maps(folder)
+        # Pinned pages read as the audit read them (io.pinned_pages): rendered, hashes checked on the bytes.
+        frame = read_pinned_documents(read_manifest(args.manifest), DEFAULT_MAX_SOURCE_BYTES, None)
+    else:
+        # The same selection as the audit's (cli.audit.documents_of): --glob, --exclude, --html-main-content.
+        chosen = documents_of(args)
+        frame = read_document_folder(
+            chosen.path, chosen.glob or DEFAULT_GLOB, exclude=chosen.exclude, html_main_content=chosen.html_main_content
+        )
+    return dict(zip(frame["doc_id"], frame["text"])), frame_source_maps(frame)
 
 
 def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]:

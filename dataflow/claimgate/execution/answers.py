@@ -87,6 +87,8 @@ def run_answer(
         inputs["answer_path"] = str(answer)
     if isinstance(documents, IndexedCorpus):
         overrides.update(source_documents=documents.documents, normalized_sources=documents.index)
+        if documents.source_maps:  # rendered pages' spans go back into their files, as a run over the files does
+            inputs["source_maps"] = documents.source_maps
         dr = answer_driver("corpus")
     else:
         document_source, document_inputs = _document_inputs(documents)

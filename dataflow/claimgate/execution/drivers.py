@@ -224,14 +224,20 @@ def audit_driver(
 class AuditRun:
     """What one audit run returns: one row per citation, the documents, and each document's extractor.
 
-    ``extractors`` (``{doc_id: extractor}``) is set only for a folder corpus (``io.documents``), read
-    now (``DocumentFolder``) or indexed once by ``Audit`` (``IndexedCorpus``).
+    ``extractors`` (``{doc_id: extractor}``) is set for a folder corpus and a pinned manifest (``io.documents``,
+    ``io.pinned_pages``), read now (``DocumentFolder``, ``PinnedManifest``) or indexed once by ``Audit``
+    (``IndexedCorpus``); ``source_maps`` then holds their rendered pages' maps (``io.visible_text``).
     """
 
     results: pd.DataFrame
     documents: dict
     extractors: dict | None = None
     skipped: list | None = None  # a folder's files with no extractor (doc_ids), not read
+    source_maps: dict | None = None  # {doc_id: VisibleText | PdfPages} of rendered pages and PDFs (ledger rows)
+
+
+#: The node giving the documents' frame (``io.documents.DOCUMENT_COLUMNS``) per ``document_source``.
+DOCUMENT_FRAMES = {"folder": "folder_documents", "manifest": "pinned_documents"}
 
 
 def _document_inputs(documents: Documents) -> tuple[str, dict]:
@@ -262,6 +268,17 @@ def read_documents(documents: CorpusFile | PinnedManifest, settings: RunSettings
     return audit_driver(document_source, adapters=settings.adapters).execute(
         ["source_documents"], inputs={**inputs, **settings.size_limits()}
     )["source_documents"]
+
+
+def read_pinned_frame(documents: PinnedManifest, settings: RunSettings = LOCAL) -> pd.DataFrame:
+    """A manifest's pinned sources verified and extracted, read once (node ``pinned_documents``).
+
+    Columns of ``io.documents.DOCUMENT_COLUMNS``; raises ``IngestionError`` as an audit over the manifest does.
+    """
+    _, inputs = _document_inputs(documents)
+    return audit_driver("manifest", adapters=settings.adapters).execute(
+        ["pinned_documents"], inputs={**inputs, **settings.size_limits()}
+    )["pinned_documents"]
 
 
 def index_corpus(
@@ -329,26 +346,29 @@ def run_audit(
         if documents.source_maps:
             inputs["source_maps"] = documents.source_maps
         results = documents.driver.execute(["audit_results"], inputs=inputs, overrides=overrides)["audit_results"]
-        return AuditRun(results, documents.documents, documents.extractors)
+        return AuditRun(results, documents.documents, documents.extractors, None, documents.source_maps)
     document_source, document_inputs = _document_inputs(documents)
     inputs.update(citations_path=str(citations), **document_inputs, **settings.size_limits())
     if cache_dir is not None:
         inputs["cache_dir"] = str(cache_dir)
-    folder = document_source == "folder"
+    frame_node = DOCUMENT_FRAMES.get(document_source)  # the documents' frame: their extractors and source maps
     with task_executor(settings.executor, settings.scheduler, settings.workers, settings.quiet) as remote:
         if remote is not None:
             inputs["partition_rows"] = settings.partition_rows
         else:
             inputs["show_progress"] = settings.progress
         dr = audit_driver(document_source, remote, progress=settings.progress, adapters=settings.adapters)
-        wanted = ["audit_results", "source_documents", *(["folder_documents"] if folder else [])]
+        wanted = ["audit_results", "source_documents", *([frame_node] if frame_node else [])]
         with gc_paused():
             out = dr.execute(wanted, inputs=inputs)
-    extractors = skipped = None
-    if folder:
-        extractors = dict(zip(out["folder_documents"]["doc_id"], out["folder_documents"]["extractor"]))
-        skipped = list(out["folder_documents"].attrs.get("skipped", []))
-    return AuditRun(out["audit_results"], out["source_documents"], extractors, skipped)
+    if frame_node is None:
+        return AuditRun(out["audit_results"], out["source_documents"])
+    from claimgate.io.documents import frame_source_maps
+
+    frame = out[frame_node]
+    extractors = dict(zip(frame["doc_id"], frame["extractor"]))
+    skipped = list(frame.attrs.get("skipped", []))
+    return AuditRun(out["audit_results"], out["source_documents"], extractors, skipped, frame_source_maps(frame))
 
 
 def audit_rows(run: AuditRun) -> list[dict]:

@@ -63,6 +63,20 @@ RENDERED_EXTRACTORS = {"markdown": markdown_visible_text, "rst": rst_visible_tex
 DEFAULT_GLOB = "**/*"
 
 
+def extractor_of(path: str | Path, default: str | None = None) -> str | None:
+    """The extractor of a page at ``path``, by its extension in lower case (``EXTRACTORS``), else ``default``.
+
+    The one place a page's extractor is picked: a folder skips a file with none (``default`` ``None``), a
+    pinned manifest reads such a file as plain text (``default`` ``"text"``); docs/documents.md, "Extractors".
+    """
+    return EXTRACTORS.get(os.path.splitext(str(path))[1].lower(), default)
+
+
+def frame_source_maps(frame: pd.DataFrame) -> dict:
+    """``{doc_id: VisibleText | PdfPages}`` of a documents frame (``DOCUMENT_COLUMNS``), pages with a map only."""
+    return {d: m for d, m in zip(frame["doc_id"], frame["source_map"]) if m is not None}
+
+
 def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
     """The text of one document from its raw bytes with ``extractor`` (see ``EXTRACTORS``).
 
@@ -232,7 +246,7 @@ def read_document_folder(
     skipped = []
     resolved_root = os.path.realpath(corpus_dir)
     for doc_id, path in document_paths(corpus_dir, glob, exclude):
-        extractor = EXTRACTORS.get(path.suffix.lower())
+        extractor = extractor_of(path)
         if extractor is None:
             skipped.append(doc_id)  # CNAME, Makefile, conf.py, an image: not a page, never read
             continue

@@ -213,16 +213,20 @@ def _open_source(
         raise IngestionError("missing_source", f"{source_id}: {relative}: {exc.strerror or exc}") from None
 
 
-def _verified_text(entry: Mapping[str, str], raw: bytes) -> str:
-    """``raw`` decoded after its hash is checked: ``hash_mismatch`` or ``invalid_encoding`` otherwise."""
-    source_id = entry["source_id"]
-    digest = hashlib.sha256(raw).hexdigest()
-    if digest != entry["sha256"]:
-        raise IngestionError("hash_mismatch", f"{source_id}: pinned {entry['sha256'][:12]}…, file has {digest[:12]}…")
+def _check_hash(entry: Mapping[str, str], raw: bytes) -> bytes:
+    """``raw`` when its SHA-256 is the pinned one (bytes as written); ``hash_mismatch`` otherwise."""
+    digest, pinned = hashlib.sha256(raw).hexdigest(), entry["sha256"]
+    if digest != pinned:
+        raise IngestionError("hash_mismatch", f"{entry['source_id']}: pinned {pinned[:12]}…, file has {digest[:12]}…")
+    return raw
+
+
+def source_text(entry: Mapping[str, str], raw: bytes) -> str:
+    """A pinned file's verified bytes decoded (strict UTF-8, one leading BOM dropped); else ``invalid_encoding``."""
     try:
         return raw.decode("utf-8-sig")  # strict; drops one leading BOM
     except UnicodeDecodeError as exc:
-        raise IngestionError("invalid_encoding", f"{source_id}: not UTF-8 at byte {exc.start}") from None
+        raise IngestionError("invalid_encoding", f"{entry['source_id']}: not UTF-8 at byte {exc.start}") from None
 
 
 def pinned_paths(manifest_path: str | Path) -> dict[str, Path]:
@@ -298,6 +302,11 @@ class SourceReader:
 
     def read(self, entry: Mapping[str, str]) -> str:
         """The verified text of ``entry``'s file; raises ``IngestionError`` with the first refusal's reason."""
+        return source_text(entry, self.read_bytes(entry))
+
+    def read_bytes(self, entry: Mapping[str, str]) -> bytes:
+        """The bytes of ``entry``'s file as written, their SHA-256 checked (not decoded): ``read``'s checks
+        but ``invalid_encoding``, for a page an extractor reads from its bytes (``io.pinned_pages``)."""
         source_id, max_source_bytes = entry["source_id"], self.max_source_bytes
         fd, info = _open_source(self.root, entry, self.folders)
         try:
@@ -318,7 +327,7 @@ class SourceReader:
             raise IngestionError(
                 "corpus_too_large", f"{source_id}: the sources up to here hold more than {self.max_corpus_bytes} bytes"
             )
-        return _verified_text(entry, raw)
+        return _check_hash(entry, raw)
 
 
 def sources_frame(records: list[dict]) -> pd.DataFrame:
