@@ -166,7 +166,7 @@ class Audit:
             from claimgate.io.ledger_file import append_ledger
 
             quotes = dict(zip(table["citation_id"], table["quote"]))
-            append_ledger(ledger, citation_ledger_rows(drivers.audit_rows(run), quotes, run.documents))
+            append_ledger(ledger, citation_ledger_rows(drivers.audit_rows(run), quotes, run.documents, run.source_maps))
         columns = list(audit_columns(results))
         return results[[*columns, DIAGNOSIS_COLUMN] if diagnose else columns].reset_index(drop=True)
 
@@ -204,5 +204,5 @@ class Audit:
             from claimgate.audit.ledger import answer_ledger_rows
             from claimgate.io.ledger_file import append_ledger
 
-            append_ledger(ledger, answer_ledger_rows(run.result, run.documents))
+            append_ledger(ledger, answer_ledger_rows(run.result, run.documents, run.source_maps))
         return run.result

@@ -47,7 +47,7 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, s
     out = _row(row, line, "intact" if match["verdict"] == "found" else "invalid", match["verdict"])
     if match["verdict"] == "found":
         doc = index.docs[index.doc_number(doc_id)]
-        new_print = fingerprint(doc.original, spans)
+        new_print = fingerprint(doc.original, spans, source_map=source_map)  # the visible text's tokens
         out.update(spans=spans, moved=spans != row["spans"], context_changed=new_print != row.get("fingerprint"))
     else:
         diagnosis = citation_diagnosis(quote, doc_id, match, passages, window_chars=settings.window_chars)

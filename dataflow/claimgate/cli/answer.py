@@ -112,7 +112,7 @@ def run_answer_command(args: argparse.Namespace) -> int:
         from claimgate.audit.ledger import answer_ledger_rows
         from claimgate.io.ledger_file import append_ledger
 
-        append_ledger(args.ledger, answer_ledger_rows(result, run.documents))
+        append_ledger(args.ledger, answer_ledger_rows(result, run.documents, run.source_maps))
     if args.annotated:
         write_text_file(args.annotated, result["annotated"] + "\n")
     if args.strip:

@@ -242,15 +242,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
 
 
-def append_citation_ledger(path: str | Path, rows: list[dict], citations, documents: dict) -> None:
-    """Append the ledger rows of an audit's ``rows`` (quotes read from ``citations``, a file or rows)."""
+def append_citation_ledger(
+    path: str | Path, rows: list[dict], citations, documents: dict, source_maps: dict | None = None
+) -> None:
+    """Append the ledger rows of an audit's ``rows`` (quotes read from ``citations``, a file or rows);
+    ``source_maps`` (``AuditRun.source_maps``): rendered pages' fingerprints from their visible text."""
     from claimgate.audit.ledger import citation_ledger_rows
     from claimgate.io.ledger_file import append_ledger
     from claimgate.io.tables import read_citation_rows
 
     table = read_citation_rows(citations) if isinstance(citations, (str, Path)) else citations
     quotes = {r.get("citation_id"): r.get("quote") for r in table if isinstance(r, dict)}
-    append_ledger(path, citation_ledger_rows(rows, quotes, documents))
+    append_ledger(path, citation_ledger_rows(rows, quotes, documents, source_maps))
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
@@ -297,7 +300,7 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)
     if args.ledger:
-        append_citation_ledger(args.ledger, rows, args.citations, run.documents)
+        append_citation_ledger(args.ledger, rows, args.citations, run.documents, run.source_maps)
     if args.summary:
         write_summary(args.summary, summary([r["verdict"] for r in rows], [r["reason"] for r in rows]))
     if args.report:

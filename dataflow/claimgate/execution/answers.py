@@ -13,6 +13,7 @@ from hamilton import driver
 
 import claimgate  # noqa: F401  (telemetry off before Hamilton is imported)
 from claimgate.execution.drivers import (
+    DOCUMENT_FRAMES,
     LOCAL,
     CorpusFile,
     Documents,
@@ -38,10 +39,15 @@ class AnswerOptions:
 
 @dataclass
 class AnswerRun:
-    """What one answer run returns: ``result`` (the ``answer_result`` dict) and the documents checked."""
+    """What one answer run returns: ``result`` (the ``answer_result`` dict) and the documents checked.
+
+    ``source_maps``: ``{doc_id: VisibleText | PdfPages}`` of a folder's or a manifest's rendered pages and PDFs
+    (``None`` for a corpus file), for the ledger's fingerprints (``audit.ledger``).
+    """
 
     result: dict
     documents: dict
+    source_maps: dict | None = None
 
 
 def answer_driver(document_source: str) -> driver.Driver:
@@ -89,14 +95,16 @@ def run_answer(
         overrides.update(source_documents=documents.documents, normalized_sources=documents.index)
         if documents.source_maps:  # rendered pages' spans go back into their files, as a run over the files does
             inputs["source_maps"] = documents.source_maps
-        dr = answer_driver("corpus")
+        dr, mapped, maps = answer_driver("corpus"), False, documents.source_maps
     else:
         document_source, document_inputs = _document_inputs(documents)
         inputs.update(**document_inputs, **settings.size_limits())
-        dr = answer_driver(document_source)
+        dr, mapped, maps = answer_driver(document_source), document_source in DOCUMENT_FRAMES, None  # node source_maps
+    wanted = ["answer_result", "source_documents", *(["source_maps"] if mapped else [])]
     with gc_paused():
-        out = dr.execute(["answer_result", "source_documents"], inputs=inputs, overrides=overrides)
-    return AnswerRun(out["answer_result"], out["source_documents"])
+        out = dr.execute(wanted, inputs=inputs, overrides=overrides)
+    maps = out["source_maps"] if mapped else maps
+    return AnswerRun(out["answer_result"], out["source_documents"], maps or None)
 
 
 __all__ = ["AnswerOptions", "AnswerRun", "CorpusFile", "answer_driver", "run_answer"]

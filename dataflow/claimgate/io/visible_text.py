@@ -62,6 +62,32 @@ class VisibleText:
         last = max(self.ends[start:end])
         return first, max(first, last)
 
+    @cached_property
+    def _by_raw_start(self) -> tuple:
+        """``(sorted raw starts, visible index of each)``: the visible characters ordered by where they start
+        in the file (stable, so equal starts keep reading order); built once per page, on first use."""
+        import numpy as np
+
+        starts = np.asarray(self.starts, dtype=np.int64)
+        order = np.argsort(starts, kind="stable")
+        return starts[order], order
+
+    def visible_span(self, start: int, end: int) -> tuple[int, int]:
+        """The visible character range ``[i, j)`` that raw characters ``start:end`` show.
+
+        ``i`` is the first and ``j - 1`` the last visible character (in reading order) whose raw range
+        starts inside ``start:end``, so ``visible_span(*raw_span(a, b))`` holds ``a:b``'s characters that
+        the file holds; ``(i, i)`` when none starts there (``i``: the first visible character starting at or
+        after ``start``, else the text's length). Offsets are characters of ``text`` and ``raw``.
+        """
+        sorted_starts, order = self._by_raw_start
+        lo, hi = (int(x) for x in sorted_starts.searchsorted([start, end], side="left"))
+        if lo >= hi:
+            at = int(order[lo]) if lo < len(order) else len(self.text)
+            return at, at
+        chosen = order[lo:hi]
+        return int(chosen.min()), int(chosen.max()) + 1
+
     def hidden_within(self, start: int, end: int) -> list[dict]:
         """The hidden ranges lying inside raw characters ``start:end``: ``{kind, start, end, text}`` each."""
         return [
