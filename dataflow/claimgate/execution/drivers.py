@@ -259,17 +259,6 @@ def _document_inputs(documents: Documents) -> tuple[str, dict]:
     )
 
 
-def read_documents(documents: CorpusFile | PinnedManifest, settings: RunSettings = LOCAL) -> dict:
-    """``{doc_id: text}`` of a corpus file or a manifest's pinned sources (verified), read once.
-
-    Raises ``IngestionError`` as an audit over the same documents refuses its whole run.
-    """
-    document_source, inputs = _document_inputs(documents)
-    return audit_driver(document_source, adapters=settings.adapters).execute(
-        ["source_documents"], inputs={**inputs, **settings.size_limits()}
-    )["source_documents"]
-
-
 def read_pinned_frame(documents: PinnedManifest, settings: RunSettings = LOCAL) -> pd.DataFrame:
     """A manifest's pinned sources verified and extracted, read once (node ``pinned_documents``).
 
