@@ -70,3 +70,24 @@ def test_a_corpus_with_one_document_is_not_refused(tmp_path):
     (tmp_path / "corpus.json").write_text(json.dumps({"d": ""}), encoding="utf-8")
     assert read_corpus(tmp_path / "corpus.json") == {"d": ""}
     refuse_empty_corpus({"d": ""}, "never raised")
+
+
+def test_a_manifest_that_pins_no_source_refuses_the_audit_but_not_the_gate(capsys, tmp_path):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"sources": []}), encoding="utf-8")
+    refused = _refusal(lambda: Audit.from_manifest(manifest))
+    assert refused.reason == "invalid_corpus" and "pins no source" in refused.detail
+    citations = tmp_path / "citations.jsonl"
+    citations.write_text(json.dumps({"citation_id": "c", "doc_id": "d", "quote": "one two three four"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    code, _, err = cli(
+        capsys, "audit", "--manifest", str(manifest), "--citations", str(citations), "--output", str(out)
+    )
+    assert (code, "invalid_corpus" in err, out.exists()) == (3, True, False)
+    cases = tmp_path / "cases.json"
+    cases.write_text(
+        json.dumps([{"case_id": "k", "requested_version": "1.0", "candidate_ids": ["p"], "claim_key": "x"}])
+    )
+    gate_out = tmp_path / "gate.jsonl"
+    code, _, _ = cli(capsys, "gate", "--manifest", str(manifest), "--cases", str(cases), "--output", str(gate_out))
+    assert code == 0 and gate_out.exists()

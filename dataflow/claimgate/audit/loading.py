@@ -14,7 +14,7 @@ from hamilton.function_modifiers import config
 
 from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
 from claimgate.io.pinned_pages import read_pinned_documents
-from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES, read_corpus
+from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES, read_corpus, refuse_empty_corpus
 from claimgate.io.tables import citation_table_frame, read_citation_rows
 
 
@@ -30,9 +30,13 @@ def pinned_documents(
 
     Columns of ``io.documents.DOCUMENT_COLUMNS`` (``doc_id`` is the ``source_id``): ``doc_id, path,
     extractor, text`` (str), ``source_map`` (object); ``io.pinned_pages.read_pinned_documents``. Limits in
-    bytes; raises its ``IngestionError`` (``hash_mismatch``…): the whole run is refused.
+    bytes; raises its ``IngestionError`` (``hash_mismatch``…): the whole run is refused, and
+    ``invalid_corpus`` for a manifest that pins no source (``io.sources.refuse_empty_corpus``: an audit
+    over no document would call every quote ``not_found``; the gate accepts such a manifest).
     """
-    return read_pinned_documents(load_manifest, max_source_bytes, max_corpus_bytes, cache_dir, html_main_content)
+    frame = read_pinned_documents(load_manifest, max_source_bytes, max_corpus_bytes, cache_dir, html_main_content)
+    refuse_empty_corpus(frame, "the manifest pins no source")
+    return frame
 
 
 @config.when(document_source="manifest")
