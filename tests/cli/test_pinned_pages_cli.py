@@ -62,12 +62,15 @@ def test_recheck_manifest_reads_the_re_pinned_pages_rendered(capsys, tmp_path):
     ledger = tmp_path / "ledger.jsonl"
     args = ("--citations", str(_citations(tmp_path)), "--output", str(tmp_path / "a.jsonl"), "--quiet")
     assert cli(capsys, "audit", "--manifest", str(manifest), *args, "--ledger", str(ledger))[0] == 0
-    # Re-pinned after an edit of a link target only: what the reader sees is the same, so nothing changed.
+    # Re-pinned after an edit of a link target only: the file's bytes changed (its spans may have moved), so
+    # the notes page is re-audited; what the reader sees is the same, so the quote is intact, context and all.
     _pages(tmp_path / "docs", RELEASE_NOTES.replace("api/retry.md#retry", "api/v3/retry.md"))
     out = tmp_path / "r.jsonl"
     code, _, err = cli(capsys, "recheck", "--manifest", str(manifest), "--ledger", str(ledger), "--output", str(out))
     assert code == 0, err
-    assert [r["status"] for r in _rows(out)] == ["unchanged", "unchanged", "unchanged"]
+    rows = _rows(out)
+    assert [r["status"] for r in rows] == ["intact", "unchanged", "unchanged"]
+    assert rows[0]["context_changed"] is False
     # A visible word changes: the notes page is re-audited against its rendered text, spans into the file.
     edited = RELEASE_NOTES.replace("backs off\nexponentially", "backs off\nlinearly")
     _pages(tmp_path / "docs", edited)

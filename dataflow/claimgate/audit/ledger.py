@@ -26,9 +26,19 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
 
 
-def document_hashes(documents: Mapping[str, str]) -> dict[str, str]:
-    """``{doc_id: text_sha256}`` of every document."""
-    return {doc_id: text_sha256(text) for doc_id, text in documents.items()}
+def document_hashes(documents: Mapping[str, str], source_maps: Mapping[str, object] | None = None) -> dict[str, str]:
+    """``{doc_id: text_sha256}`` of every document, taken on the file as written for a rendered page.
+
+    A rendered page (``source_maps[doc_id]`` an ``io.visible_text.VisibleText``) is hashed on its ``raw``
+    text, not its visible text: its spans are offsets into the file as written, so an edit that leaves the
+    visible text alone (a link target) but moves the raw offsets must not read as ``unchanged``
+    (docs/recheck-rules.md, "The ledger").
+    """
+    maps = source_maps or {}
+    return {
+        doc_id: text_sha256(maps[doc_id].raw if isinstance(maps.get(doc_id), VisibleText) else text)
+        for doc_id, text in documents.items()
+    }
 
 
 def fingerprint(text: str, spans: list[dict], tokens_of=None, source_map: object = None) -> dict:
@@ -74,7 +84,7 @@ def citation_ledger_rows(
     records ``sources`` as ``{doc_id: None}``.
     """
     maps = source_maps or {}
-    hashes = document_hashes(documents)
+    hashes = document_hashes(documents, maps)
     corpus = corpus_identity(hashes)
     normalized: dict[str, object] = {}
     out = []

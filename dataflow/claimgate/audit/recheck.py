@@ -86,7 +86,7 @@ def recheck_citations(
     (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md.
     """
     settings = settings or MatchSettings()
-    hashes = document_hashes(documents)
+    hashes = document_hashes(documents, source_maps)
     check_same_corpus(ledger_sources(ledger, "citation"), hashes)
     changed = {
         row["doc_id"]

@@ -182,3 +182,17 @@ def test_answer_ledger_rows_of_a_rendered_page_take_the_visible_neighbours(capsy
         "after": tokens("until closed A"),
     }
     assert ledgers == [expected, expected]
+
+
+def test_an_invisible_edit_that_moves_raw_offsets_is_rechecked_not_unchanged(docs):
+    """A rendered page is hashed on its file as written: a longer link target before the quote moves the raw
+    spans while the visible text stays the same, so the row must come back with spans into the new file."""
+    page = MARKDOWN.format(tail="sizes")
+    row = _ledger_row(docs, "pools.md", page, MARKDOWN_QUOTE)
+    edited = page.replace("tuning.md#limits", "reference/configuration/tuning.md#pool-limits")
+    assert markdown_visible_text(edited).text == markdown_visible_text(page).text
+    (docs / "pools.md").write_text(edited, encoding="utf-8")
+    rechecked = _recheck(docs, row)
+    assert (rechecked["status"], rechecked["moved"], rechecked["context_changed"]) == ("intact", True, False)
+    sliced = " ".join(edited[s["start"] : s["end"]] for s in rechecked["spans"])
+    assert tokens(sliced) == tokens(MARKDOWN_QUOTE)
