@@ -11,8 +11,8 @@ reStructuredText".
 What is visible: text, emphasis and link text (targets out), inline code (backticks out), code
 blocks and fences (their info string out), headings, list items, table cells (one line per cell, row
 by row), footnote bodies (at the end, as rendered), text inside raw HTML blocks. Left out and
-recorded as hidden: tags (``<br>`` ends a line), comments and directive comments (``<!-- @… -->``),
-footnote markers (``[^3]``), link targets and images.
+recorded as hidden: tags (``<br>`` ends a line), comments and directive comments (``<!-- @… -->``, and
+MyST's ``% @…`` comment lines), footnote markers (``[^3]``), link targets and images.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from array import array
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-1"
+EXTRACTOR_VERSION = "markdown-2"
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -32,6 +32,8 @@ _LINE_BLOCKS = frozenset(
 _TAG = re.compile(r"<!--.*?(?:-->|$)|<[^>]*>", re.DOTALL)
 _DIRECTIVE_COMMENT = re.compile(r"<!--\s*@")
 _BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+# A MyST comment line holding a directive: the whole line, without its line break.
+_MYST_DIRECTIVE_LINE = re.compile(r"^% @[^\r\n]*", re.MULTILINE)
 
 _PARSER = None
 
@@ -46,14 +48,26 @@ def _parser():
     return _PARSER
 
 
-def _normalized(raw: str) -> tuple[str, list[int] | None]:
-    """markdown-it's view of ``raw`` (``\\r\\n`` and ``\\r`` read as ``\\n``) and its offsets in ``raw``."""
-    if "\r" not in raw:
-        return raw, None
+def _normalized(raw: str) -> tuple[str, list[int] | None, tuple[tuple[int, int, str], ...]]:
+    """markdown-it's view of ``raw``, its offsets in ``raw`` and the raw ranges it leaves out.
+
+    ``\r\n`` and ``\r`` are read as ``\n``. A MyST directive comment line (``% @…`` at the start of a
+    line, the gate's ``myst_comment`` form) is left out, its line break kept: MyST shows no comment, and a
+    comment line ends its paragraph there. Its raw range is returned as hidden (``directive``).
+    """
+    hidden = tuple((m.start(), m.end(), "directive") for m in _MYST_DIRECTIVE_LINE.finditer(raw))
+    if "\r" not in raw and not hidden:
+        return raw, None, ()
+    dropped = iter(hidden)
+    skip = next(dropped, None)
     out: list[str] = []
     offsets: list[int] = []
     i = 0
     while i < len(raw):
+        if skip is not None and i == skip[0]:
+            i = skip[1]
+            skip = next(dropped, None)
+            continue
         offsets.append(i)
         if raw[i] == "\r":
             out.append("\n")
@@ -62,7 +76,7 @@ def _normalized(raw: str) -> tuple[str, list[int] | None]:
             out.append(raw[i])
             i += 1
     offsets.append(len(raw))
-    return "".join(out), offsets
+    return "".join(out), offsets, hidden
 
 
 class _Reader:
@@ -290,7 +304,7 @@ def markdown_visible_text(raw: str) -> VisibleText:
     ``\\r\\n`` line break is both its characters). Never raises for any ``str``: markdown-it reads every
     text as Markdown. Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
     """
-    text, offsets = _normalized(raw)
+    text, offsets, dropped = _normalized(raw)
     read = _Reader(text).read()
     if offsets is None:
         return read
@@ -298,7 +312,8 @@ def markdown_visible_text(raw: str) -> VisibleText:
         raw,
         read.text,
         array("q", (offsets[a] for a in read.starts)),
+        # A left-out line follows a line break only, so only a line break's end reaches over one.
         array("q", (offsets[b] for b in read.ends)),
-        tuple((offsets[a], offsets[b], kind) for a, b, kind in read.hidden),
+        tuple(sorted({*((offsets[a], offsets[b], kind) for a, b, kind in read.hidden), *dropped})),
         read.extractor,
     )
