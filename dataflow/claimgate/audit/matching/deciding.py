@@ -91,6 +91,10 @@ def _has_number(tokens: Sequence[str]) -> bool:
     return any(any(c.isdigit() for c in t) for t in tokens)
 
 
+def _numbers(tokens: Sequence[str]) -> frozenset[str]:
+    return frozenset(t for t in tokens if any(c.isdigit() for c in t))
+
+
 def elision_reason(
     tokens: Sequence[str], chain: Sequence[tuple[int, int]], lead_elided: bool, trail_elided: bool
 ) -> str | None:
@@ -101,7 +105,8 @@ def elision_reason(
     before the next fragment (it bound the kept text: ``weigh [up to] 20 kg``) or starts within
     two tokens after a fragment ending in a number (``20 kg [or more]``); and they may not start
     with a number (within :data:`NUMBER_REACH` tokens) when a kept number follows within
-    :data:`BOUND_REACH` tokens (``is now [3.4 (it] was 3.1``)). Before a leading ellipsis the
+    :data:`BOUND_REACH` tokens (``is now [3.4 (it] was 3.1``), unless the two hold the same
+    numbers (``mature [2D encoders ...] sequences of 2D slices``: nothing moves). Before a leading ellipsis the
     :data:`BOUND_REACH` hidden tokens may hold no condition and no bound ending at the quote's
     first token; after a trailing one, no condition and no bound.
     """
@@ -126,8 +131,9 @@ def elision_reason(
             elif where == "after" or end >= hi or (kept_number_before and first < lo + 2):
                 found.add("elision_drops_bound")
         if where == "between" and _has_number(tokens[lo : min(hi, lo + NUMBER_REACH)]):
-            if _has_number(tokens[hi:window_hi]):
-                found.add("elision_moves_number")
+            kept = _numbers(tokens[hi:window_hi])
+            if kept and kept != _numbers(tokens[lo : min(hi, lo + NUMBER_REACH)]):
+                found.add("elision_moves_number")  # the same number moved onto itself changes nothing
     return next((r for r in ELISION_REASONS if r in found), None)
 
 
