@@ -97,14 +97,10 @@ def test_misattributed_quote_is_not_a_stitch_of_other_documents(corpus):
     assert citation_diagnosis(quote, "scheduler", result, passages)["kind"] == "fabricated"
 
 
-def test_number_added_between_stitched_pieces_is_named_a_changed_number_first(corpus):
-    quote = "Workers that crash are restarted after a short pause 40 older reports are compressed into one file"
-    assert diagnose(quote, "scheduler", corpus)["kind"] == "number_changed"
-
-
-def test_negation_added_between_stitched_pieces_is_named_a_changed_negation_first(corpus):
-    quote = "Workers that crash are restarted after a short pause not older reports are compressed into one file"
-    assert diagnose(quote, "scheduler", corpus)["kind"] == "negation_changed"
+@pytest.mark.parametrize(("added", "kind"), [("40", "number_changed"), ("not", "negation_changed")])
+def test_number_or_negation_added_between_stitched_pieces_is_named_first(added, kind, corpus):
+    quote = f"Workers that crash are restarted after a short pause {added} older reports are compressed into one file"
+    assert diagnose(quote, "scheduler", corpus)["kind"] == kind
 
 
 def test_negation_added_inside_a_piece_is_negation_changed(corpus):
