@@ -84,13 +84,19 @@ def _diagnose_in(
     runs_by_doc = [(k, runs)]
     blocked = _fact_changed(quote, passages)
     pieces = stitched_pieces(runs_by_doc, m, blocked) if len(runs) else None
-    if _uncovered(pieces, m) and others and len(runs):
+
+    def with_other_document():
+        """The pieces with another document's runs, when they leave fewer quote tokens uncovered."""
+        if not (_uncovered(pieces, m) and others and len(runs)):
+            return runs_by_doc, pieces
         other = _other_document_runs(quote_ids, passages, k, runs, budget)
         wider = stitched_pieces([*runs_by_doc, other], m, blocked) if other is not None else None
-        if _uncovered(wider, m) < _uncovered(pieces, m):
-            runs_by_doc, pieces = [*runs_by_doc, other], wider
-    if few and pieces is None:
-        return _result("fabricated", None, present, m, [])
+        return ([*runs_by_doc, other], wider) if _uncovered(wider, m) < _uncovered(pieces, m) else (runs_by_doc, pieces)
+
+    if few:
+        runs_by_doc, pieces = with_other_document()
+        if pieces is None:
+            return _result("fabricated", None, present, m, [])
     if len(runs):
         regions = ad.anchored_regions(quote_ids, grams, runs, doc.starts, doc.ends, window_chars, budget)
     else:
@@ -110,6 +116,8 @@ def _diagnose_in(
     ops = _edges_within_sentences(ops, doc, lo)
     ops, lo, hi = _edge_negations(quote, doc, ops, lo, hi)
     comparison = Comparison(quote, doc, _region_tokens(index, grams, lo, hi), lo, ops)
+    if not few and not comparison.explains_with_less(window_chars):
+        runs_by_doc, pieces = with_other_document()  # read another document only where a stitch could decide
     docs = {j: index.docs[j] for j, _ in runs_by_doc}
     stitch = pieces is not None and is_stitch(pieces, docs, k, quote, window_chars)
     kind = near_miss_kind(comparison, pieces, window_chars, stitch)
@@ -126,10 +134,12 @@ def _fact_changed(quote: NormalizedText, passages: ad.PassageIndex):
     """``blocked(k, q1, q2, p1, p2)``: do quote tokens ``q1..q2-1`` or document ``k``'s tokens ``p1..p2-1`` hold
     a number or a negation (so a stitched piece may not hold that change: it is named as what it is)?"""
     index = passages.index
-    quote_negations = negation_positions(quote)
+    found: list = []  # the quote's negations, found on first use (most quotes have no change in place)
 
     def blocked(k: int, q1: int, q2: int, p1: int, p2: int) -> bool:
-        if count_in(quote_negations, q1, q2) or count_in(index.docs[k].negations, p1, p2):
+        if not found:
+            found.append(negation_positions(quote))
+        if count_in(found[0], q1, q2) or count_in(index.docs[k].negations, p1, p2):
             return True
         source = (index.strings[i] for i in passages.grams(k).ids[p1:p2].tolist())
         return any(map(is_number, quote.tokens[q1:q2])) or any(map(is_number, source))

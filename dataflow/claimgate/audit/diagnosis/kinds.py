@@ -173,6 +173,11 @@ class Comparison:
         start, end = self.passage_chars()
         return end - start <= window_chars and not self.seams
 
+    def explains_with_less(self, window_chars: int) -> bool:
+        """Is the quote an unmarked elision of this passage, or aligned with at most LIGHT_EDIT_MAX_TOKENS edits?"""
+        aligns = 2 * self.shared >= len(self.quote.tokens)
+        return self.only_elided(window_chars) or (aligns and self.tokens_changed() <= LIGHT_EDIT_MAX_TOKENS)
+
     def edit_rows(self) -> list[dict]:
         """``[{op, quote, source, quote_span, source_span}]`` in original characters of each text."""
         rows = []
@@ -293,9 +298,7 @@ def near_miss_kind(comparison: Comparison, pieces: list | None, window_chars: in
         quote = comparison.quote
         own = [t for t in range(len(quote.tokens)) if t not in covered]
         negations = set(comparison.quote_negations)
-        explained = comparison.only_elided(window_chars) or (
-            aligns and comparison.tokens_changed() <= LIGHT_EDIT_MAX_TOKENS
-        )
+        explained = comparison.explains_with_less(window_chars)
         if any(is_number(quote.tokens[t]) for t in own):
             return "number_changed"  # a number of the quote's own, in no piece
         if any(t in negations for t in own):
