@@ -129,5 +129,5 @@ def test_the_decision_pictures_are_shown_whole_at_the_notebook_width() -> None:
 
 def test_the_claim_frames_notebook_shows_frames_and_a_diagnosis() -> None:
     tables = "\n".join(_outputs("explore_claim_frames.ipynb", "text/plain"))
-    for shown in ("document_revision", "same-version-conflict", "start_line", "fabricated", "paraphrase", "insert"):
+    for shown in ("document_revision", "same-version-conflict", "start_line", "fabricated", "stitched", "insert"):
         assert shown in tables, shown

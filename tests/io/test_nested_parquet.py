@@ -171,7 +171,7 @@ def test_audit_parquet_types_judge_elided_extractors_and_stitched_pieces(tmp_pat
             "shared_tokens": None,
             "quote_tokens": 3,
             "edits": [],
-            "pieces": [{"quote_span": [0, 3], "source_span": [0, 3], "text": "abc"}],
+            "pieces": [{"doc_id": "d", "quote_span": [0, 3], "source_span": [0, 3], "text": "abc"}],
         },
     }
     path = tmp_path / "a.parquet"

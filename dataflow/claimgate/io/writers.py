@@ -205,7 +205,7 @@ def audit_parquet_schema(columns: Iterable[str]):
     confidence: double>), ``model_calls`` (int64), ``extractors`` (map<string, string>,
     a folder corpus only) and ``diagnosis`` (struct<kind, nearest: span, shared_tokens,
     quote_tokens: int64, edits: list<struct<op, quote, source, quote_span, source_span:
-    list<int64>>>, pieces: list<struct<quote_span, source_span, text>>, occurs_in:
+    list<int64>>>, pieces: list<struct<doc_id, quote_span, source_span, text>>, occurs_in:
     list<string>>; null for a row not diagnosed). See docs/audit-rules.md.
     """
     import pyarrow as pa
@@ -217,7 +217,7 @@ def audit_parquet_schema(columns: Iterable[str]):
     edit = _struct(
         {"op": pa.string(), "quote": pa.string(), "source": pa.string(), "quote_span": ints, "source_span": ints}
     )
-    piece = _struct({"quote_span": ints, "source_span": ints, "text": pa.string()})
+    piece = _struct({"doc_id": pa.string(), "quote_span": ints, "source_span": ints, "text": pa.string()})
     diagnosis = _struct(
         {
             "kind": pa.string(),

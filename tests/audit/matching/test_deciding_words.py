@@ -142,6 +142,29 @@ def test_elision_moving_a_number_onto_another_subject_is_refused(source: str, qu
     assert verdict(quote, source) == ("not_found", "elision_moves_number")
 
 
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Slice models reuse mature 2D encoders by reading 3D volumes as sequences of 2D slices.",
+            "Slice models reuse mature ... sequences of 2D slices",
+        ),
+        (
+            "The cache holds 64 entries for reads and 64 entries for writes in each worker.",
+            "The cache holds ... 64 entries for writes in each worker",
+        ),
+    ],
+)
+def test_elision_over_the_same_number_as_the_kept_one_moves_nothing(source: str, quote: str) -> None:
+    assert verdict(quote, source) == FOUND
+
+
+def test_elision_over_a_different_number_before_a_kept_one_is_still_refused() -> None:
+    source = "The cache holds 64 entries for reads and 32 entries for writes in each worker."
+    quote = "The cache holds ... 32 entries for writes in each worker"
+    assert verdict(quote, source) == ("not_found", "elision_moves_number")
+
+
 # --- brackets in code and values ------------------------------------------------------------------
 
 

@@ -21,15 +21,19 @@ from claimgate.audit.diagnosis import nearest_passage as ad
 from claimgate.audit.diagnosis.kinds import (
     DIAGNOSED_VERDICTS,
     DIAGNOSIS_STEP_LIMIT,
-    SENTENCE_END_RE,
+    STITCH_MIN_TOKENS,
     Comparison,
     count_in,
+    is_number,
+    is_stitch,
     near_miss_kind,
+    sentence_end_in,
     stitched_pieces,
 )
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.matching.quote_parsing import EDGE_ELISION_TOKENS, edge_ellipses
 from claimgate.audit.text.marks import fold_ellipses
+from claimgate.audit.text.negation import negation_positions
 from claimgate.audit.text.reference import NormalizedText, normalize_text_reference
 
 
@@ -58,18 +62,41 @@ def _region_tokens(index: CorpusIndex, grams: ad.DocGrams, lo: int, hi: int) -> 
     return tuple(strings[t] for t in grams.ids[lo:hi].tolist())
 
 
-def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, window_chars: int, budget) -> dict:
-    """The diagnosis of ``quote`` against document number ``k`` (may raise ``TooManySteps``)."""
+def _diagnose_in(
+    quote: NormalizedText, passages: ad.PassageIndex, k: int, window_chars: int, budget, others: bool
+) -> dict:
+    """The diagnosis of ``quote`` against document number ``k`` (may raise ``TooManySteps``).
+
+    ``others``: the quote is in no document verbatim, so its pieces may be looked for in
+    another document too (a stitch across documents, see :func:`_other_document_runs`).
+    """
     index = passages.index
     m = len(quote.tokens)
     quote_ids = _quote_ids(quote, index)
     present = passages.tokens_present(k, quote_ids)
-    if 2 * present < m:  # no passage can share half of the quote's tokens: decided without reading the document
-        budget.spend(m)
+    few = 2 * present < m  # no passage can share half of the quote's tokens
+    if few and not (others and present >= STITCH_MIN_TOKENS):
+        budget.spend(m)  # decided without reading the document
         return _result("fabricated", None, present, m, [])
     grams = passages.grams(k)
     doc = index.docs[k]
     runs = ad.verbatim_runs(quote_ids, grams, budget)
+    runs_by_doc = [(k, runs)]
+    blocked = _fact_changed(quote, passages)
+    pieces = stitched_pieces(runs_by_doc, m, blocked) if len(runs) else None
+
+    def with_other_document():
+        """The pieces with another document's runs, when they leave fewer quote tokens uncovered."""
+        if not (_uncovered(pieces, m) and others and len(runs)):
+            return runs_by_doc, pieces
+        other = _other_document_runs(quote_ids, passages, k, runs, budget)
+        wider = stitched_pieces([*runs_by_doc, other], m, blocked) if other is not None else None
+        return ([*runs_by_doc, other], wider) if _uncovered(wider, m) < _uncovered(pieces, m) else (runs_by_doc, pieces)
+
+    if few:
+        runs_by_doc, pieces = with_other_document()
+        if pieces is None:
+            return _result("fabricated", None, present, m, [])
     if len(runs):
         regions = ad.anchored_regions(quote_ids, grams, runs, doc.starts, doc.ends, window_chars, budget)
     else:
@@ -89,20 +116,71 @@ def _diagnose_in(quote: NormalizedText, passages: ad.PassageIndex, k: int, windo
     ops = _edges_within_sentences(ops, doc, lo)
     ops, lo, hi = _edge_negations(quote, doc, ops, lo, hi)
     comparison = Comparison(quote, doc, _region_tokens(index, grams, lo, hi), lo, ops)
-    pieces = stitched_pieces(runs, m) if len(runs) else None
-    kind = near_miss_kind(comparison, pieces, window_chars)
+    if not few and not comparison.explains_with_less(window_chars):
+        runs_by_doc, pieces = with_other_document()  # read another document only where a stitch could decide
+    docs = {j: index.docs[j] for j, _ in runs_by_doc}
+    stitch = pieces is not None and is_stitch(pieces, docs, k, quote, window_chars)
+    kind = near_miss_kind(comparison, pieces, window_chars, stitch)
     if kind == "fabricated":
         return _result("fabricated", None, comparison.shared, m, [])
     nearest = _passage(passages, k, *comparison.passage_chars())
     out = _result(kind, nearest, comparison.shared, m, comparison.edit_rows())
     if kind == "stitched":
-        out["pieces"] = [_piece(quote, doc, s, e, p) for s, e, p in pieces]
+        out["pieces"] = [_piece(quote, docs[j], s, e, p) for s, e, p, j in pieces]
     return out
+
+
+def _fact_changed(quote: NormalizedText, passages: ad.PassageIndex):
+    """``blocked(k, q1, q2, p1, p2)``: do quote tokens ``q1..q2-1`` or document ``k``'s tokens ``p1..p2-1`` hold
+    a number or a negation (so a stitched piece may not hold that change: it is named as what it is)?"""
+    index = passages.index
+    found: list = []  # the quote's negations, found on first use (most quotes have no change in place)
+
+    def blocked(k: int, q1: int, q2: int, p1: int, p2: int) -> bool:
+        if not found:
+            found.append(negation_positions(quote))
+        if count_in(found[0], q1, q2) or count_in(index.docs[k].negations, p1, p2):
+            return True
+        source = (index.strings[i] for i in passages.grams(k).ids[p1:p2].tolist())
+        return any(map(is_number, quote.tokens[q1:q2])) or any(map(is_number, source))
+
+    return blocked
+
+
+def _uncovered(pieces: list | None, m: int) -> int:
+    """Quote tokens in no piece (all ``m`` without pieces)."""
+    return m if pieces is None else m - sum(q2 - q1 for q1, q2, *_ in pieces)
+
+
+def _other_document_runs(quote_ids: np.ndarray, passages: ad.PassageIndex, k: int, runs: ad.Runs, budget):
+    """``(document number, runs)`` of the quote in the other document that may hold what ``k`` does not, or ``None``.
+
+    The quote tokens in no run of at least STITCH_MIN_TOKENS in document ``k`` are looked
+    up by their token pairs in the corpus postings; the document (not ``k``) holding the
+    most of those pairs (the lowest number on ties) is read. ``None`` when ``k`` holds no
+    such run or every quote token is in one.
+    """
+    covered = np.zeros(len(quote_ids), dtype=bool)
+    for s, e in zip(runs.q_start.tolist(), runs.q_end.tolist()):
+        if e - s >= STITCH_MIN_TOKENS:
+            covered[s:e] = True
+    if covered.all() or not covered.any():
+        return None
+    open_pairs = ~(covered[:-1] & covered[1:])
+    wanted = np.unique(ad.pair_keys(quote_ids)[open_pairs])
+    lo, hi = passages.index.pair_postings.ranges(wanted)
+    budget.spend(int((hi - lo).sum()))  # charged before the documents are gathered
+    holders = passages.index.pair_postings.gathered(lo, hi)
+    holders = holders[holders != k]
+    if not len(holders):
+        return None
+    other = int(np.argmax(np.bincount(holders)))
+    return other, ad.verbatim_runs(quote_ids, passages.grams(other), budget)
 
 
 def _ends_sentence(doc, before: int, after: int) -> bool:
     """Does a sentence end between document tokens ``before`` and ``after`` (original text between them)?"""
-    return bool(SENTENCE_END_RE.search(doc.original[doc.ends[before] : doc.starts[after]]))
+    return sentence_end_in(doc.original, doc.ends[before], doc.starts[after])
 
 
 def _edges_within_sentences(ops: list, doc, lo: int) -> list:
@@ -154,9 +232,10 @@ def _edge_negations(quote: NormalizedText, doc, ops: list, lo: int, hi: int):
 
 
 def _piece(quote: NormalizedText, doc, q1: int, q2: int, p: int) -> dict:
-    """One verbatim piece of a stitched quote: its span in the quote and in the document."""
+    """One verbatim piece of a stitched quote: the document it is from, its span in the quote and in that document."""
     ss, se = int(doc.starts[p]), int(doc.ends[p + (q2 - q1) - 1])
-    return {"quote_span": list(quote.span(q1, q2 - 1)), "source_span": [ss, se], "text": doc.original[ss:se]}
+    span = list(quote.span(q1, q2 - 1))
+    return {"doc_id": doc.doc_id, "quote_span": span, "source_span": [ss, se], "text": doc.original[ss:se]}
 
 
 def _result(kind: str, nearest: dict | None, shared: int | None, quote_tokens: int, edits: list[dict]) -> dict:
@@ -200,7 +279,7 @@ def diagnosis_with_steps(
         if k is None:
             out = _result("fabricated", None, 0, len(normalized.tokens), [])
         else:
-            out = _diagnose_in(normalized, passages, k, window_chars, budget)
+            out = _diagnose_in(normalized, passages, k, window_chars, budget, verdict == "not_found")
     except ad.TooManySteps:
         out = _result("unknown", None, None, len(normalized.tokens), [])
     if verdict == "insufficient_quote" and (out["kind"] in ("fabricated", "unknown") or not out["edits"]):

@@ -13,12 +13,13 @@ What it refuses to do: build a result row or look at another document.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex
-from claimgate.audit.matching.deciding import bites, elision_reason
+from claimgate.audit.matching.deciding import bites, elides_whole_clauses, elision_reason, value_clauses
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
 from claimgate.audit.matching.quote_parsing import BRACKET_REASONS, EDGE_ELISION_TOKENS, ParsedQuote
 from claimgate.audit.matching.settings import MatchSettings
@@ -81,14 +82,7 @@ class Matcher:
             placements.append(found)
         chain = self._chain(search, placements, strict=True)
         if chain is not None:
-            spans = [(s, e) for s, e, _ in chain]
-            parsed = self.parsed
-            if self.strings is not None and (len(spans) > 1 or parsed.lead_elided or parsed.trail_elided):
-                tokens = DocumentTokens(search.doc_ids, self.strings)
-                refused = elision_reason(tokens, spans, parsed.lead_elided, parsed.trail_elided)
-                if refused is not None:
-                    return refused, spans
-            return "clean", spans
+            return self._clean_or_refused(search, chain)
         if not any(any(p.violations) for p in placements) and not doc.elision_stops:
             return None, []  # nothing strict refused: the loose chain is the same (none)
         chain = self._chain(search, placements, strict=False)
@@ -98,7 +92,57 @@ class Matcher:
         for _, _, violations in chain:
             bits |= violations
         reason = next((r for bit, r in BRACKET_REASONS if bits & bit), None) or self._elision_reason(search, chain)
+        if reason == "elision_drops_negation" and self.strings is not None:
+            honest = self._chain_over_value_clauses(search, placements)
+            if honest is not None:
+                return self._clean_or_refused(search, honest)
         return reason, [(s, e) for s, e, _ in chain]
+
+    def _clean_or_refused(self, search: DocumentSearch, chain: list[Link]) -> tuple[str, list[tuple[int, int]]]:
+        """``"clean"`` for a strict chain, or the deciding-word reason its ellipses are refused for."""
+        spans = [(s, e) for s, e, _ in chain]
+        parsed = self.parsed
+        if self.strings is not None and (len(spans) > 1 or parsed.lead_elided or parsed.trail_elided):
+            tokens = DocumentTokens(search.doc_ids, self.strings)
+            refused = elision_reason(tokens, spans, parsed.lead_elided, parsed.trail_elided)
+            if refused is not None:
+                return refused, spans
+        return "clean", spans
+
+    def _chain_over_value_clauses(self, search: DocumentSearch, placements: list[Placements]) -> list[Link] | None:
+        """The earliest strict chain whose elided negations all lie in wholly elided alternative-value clauses.
+
+        A negation in such a clause (``, or None for no limit,``) scopes over the clause
+        only (docs/audit-rules.md, "Alternative-value clauses"): it stops no ellipsis that
+        hides the whole clause. ``None`` if there is no such chain.
+        """
+        doc = search.doc
+        lo = max(0, min(p.starts[0] for p in placements) - EDGE_ELISION_TOKENS)
+        hi = min(search.n, max(p.ends[-1] for p in placements) + EDGE_ELISION_TOKENS)
+        tokens = DocumentTokens(search.doc_ids, self.strings)
+        clauses = value_clauses(tokens, doc.original, doc.starts, doc.ends, doc.negations, lo, hi)
+        if not clauses:
+            return None
+        stops = array("i", [p for p in doc.elision_stops if p not in clauses])
+        # kept text may not end inside a clause before its negation, nor resume inside it after it
+        ends_in = [range(first + 1, p + 1) for p, (first, _) in clauses.items()]
+        starts_in = [range(p + 1, end) for p, (_, end) in clauses.items()]
+        last = len(placements) - 1
+        mask = [
+            [
+                (k == last or not any(e in r for r in ends_in)) and (k == 0 or not any(s in r for r in starts_in))
+                for s, e in zip(p.starts, p.ends, strict=True)
+            ]
+            for k, p in enumerate(placements)
+        ]
+        chain = self._chain(search, placements, strict=True, stops=stops, mask=mask)
+        if chain is None:
+            return None
+        lead = EDGE_ELISION_TOKENS if self.parsed.lead_elided else 0
+        trail = EDGE_ELISION_TOKENS if self.parsed.trail_elided else 0
+        if not elides_whole_clauses([(s, e) for s, e, _ in chain], clauses, lead, trail, search.n):
+            return None
+        return chain
 
     def _document_bites(self, search: DocumentSearch) -> bool:
         """Does the document hold a value, a deciding word or code, which a bracket may not stand for?"""
@@ -130,25 +174,51 @@ class Matcher:
         hides_negation = any(bisect_left(negations, lo) < bisect_left(negations, hi) for lo, hi in elided)
         return "elision_drops_negation" if hides_negation else "elision_unchecked_script"
 
-    def _chain(self, search: DocumentSearch, placements: list[Placements], strict: bool) -> list[Link] | None:
-        """The earliest chain; ``strict``: placements without violation bits and no negation elided."""
+    def _chain(
+        self,
+        search: DocumentSearch,
+        placements: list[Placements],
+        strict: bool,
+        stops: array | None = None,
+        mask: list[list[bool]] | None = None,
+    ) -> list[Link] | None:
+        """The earliest chain; ``strict``: placements without violation bits and no elision stop elided.
+
+        ``stops``: the elision stops to use (the document's when ``None``); ``mask``: per
+        fragment, which placements may be used at all (all when ``None``).
+        """
+        doc = search.doc if stops is None else _WithStops(search.doc, stops)
         allowed = [[not (strict and bits) for bits in p.violations] for p in placements]
-        if strict and search.doc.elision_stops:
+        if mask is not None:
+            allowed = [[a and b for a, b in zip(row, ok, strict=True)] for row, ok in zip(allowed, mask, strict=True)]
+        if strict and doc.elision_stops:
             # an edge ellipsis may not hide a negation just beyond the quote's edge
             if self.parsed.lead_elided:
                 allowed[0] = [
-                    ok and not search.stopped(max(0, s - EDGE_ELISION_TOKENS), s)
+                    ok and not _has_stop(doc.elision_stops, max(0, s - EDGE_ELISION_TOKENS), s)
                     for s, ok in zip(placements[0].starts, allowed[0])
                 ]
             if self.parsed.trail_elided:
                 n = search.n
                 allowed[-1] = [
-                    ok and not search.stopped(e, min(n, e + EDGE_ELISION_TOKENS))
+                    ok and not _has_stop(doc.elision_stops, e, min(n, e + EDGE_ELISION_TOKENS))
                     for e, ok in zip(placements[-1].ends, allowed[-1])
                 ]
         if len(placements) > 1:
             search.spend(sum(len(p.starts) for p in placements))  # the programme is linear-logarithmic
-        return earliest_chain(search.doc, placements, allowed, strict, self.settings.window_chars)
+        return earliest_chain(doc, placements, allowed, strict, self.settings.window_chars)
+
+
+def _has_stop(stops, lo: int, hi: int) -> bool:
+    """True if the ascending ``stops`` hold a position in ``lo..hi-1``."""
+    return bisect_left(stops, lo) < bisect_left(stops, hi)
+
+
+class _WithStops:
+    """A document read with other elision stops (what :func:`earliest_chain` reads of it)."""
+
+    def __init__(self, doc: IndexedDocument, stops: array) -> None:
+        self.starts, self.ends, self.n_tokens, self.elision_stops = doc.starts, doc.ends, doc.n_tokens, stops
 
 
 class DocumentTokens(Sequence):
