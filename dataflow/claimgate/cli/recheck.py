@@ -12,6 +12,7 @@ from pathlib import Path
 
 from claimgate.cli.audit import add_document_options, document_inputs, documents_of, resolve_documents
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.command_list import HELP
 from claimgate.cli.options import Command, add_schema
 from claimgate.errors import UsageError
 from claimgate.io.atomic import check_outputs
@@ -111,7 +112,7 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra = check_ci_outputs(args)
     check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
-    from claimgate.execution.drivers import gc_paused
+    from claimgate.runtime.collector import gc_paused
 
     with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
         ledger = read_ledger(args.ledger)
@@ -136,6 +137,4 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     return exit_status(statuses, fail_on)
 
 
-COMMAND = Command(
-    "recheck", "recheck a ledger against the documents as they are now", add_arguments, run_recheck_command
-)
+COMMAND = Command("recheck", HELP["recheck"], add_arguments, run_recheck_command)
