@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 
 from claimgate.errors import IngestionError
+from claimgate.io.json_text import has_long_digit_run, lines_with_long_digit_runs
 
 #: The schema version every row carries (``schema``); a row of another version is refused.
 LEDGER_SCHEMA = "claimgate.ledger/1"
@@ -94,10 +95,17 @@ def _row_problem(row: object) -> str:
 
 
 def _loads(line: bytes) -> object:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:  # a lone surrogate escape orjson refuses; the standard parser decides
-        return json.loads(line.decode("utf-8"))
+    """One line as ``json.loads`` reads it: ``orjson`` where that gives the same value (``io.json_text``'s guard)."""
+    if not has_long_digit_run(line):  # 19+ digits: an integer orjson would read as a float
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:  # a lone surrogate escape orjson refuses; the standard parser decides
+            pass
+    return json.loads(line.decode("utf-8"))
+
+
+#: What a canonical line holds just before its ``schema`` field (``_seal_holds``).
+_SCHEMA_FIELD = b'"schema":' + orjson.dumps(LEDGER_SCHEMA)
 
 
 def _seal_holds(line: bytes, row: dict) -> bool:
@@ -105,28 +113,34 @@ def _seal_holds(line: bytes, row: dict) -> bool:
 
     The sealed field sits just before ``schema`` in a canonical line; the line without it is the canonical
     body whose SHA-256 the field holds. A line that is not canonical is checked by re-encoding instead.
+    The body is hashed in two pieces of the line (no copy of it).
     """
     digest = row["row_sha256"]
     if not isinstance(digest, str):
         return False
-    schema = b'"schema":' + orjson.dumps(LEDGER_SCHEMA)
-    body = line.replace(b'"row_sha256":"' + digest.encode("ascii", "replace") + b'",' + schema, schema, 1)
-    return body != line and hashlib.sha256(body).hexdigest() == digest
+    field = b'"row_sha256":"' + digest.encode("ascii", "replace") + b'",'
+    at = line.find(field + _SCHEMA_FIELD)
+    if at < 0:
+        return False
+    view = memoryview(line)
+    body = hashlib.sha256(view[:at])
+    body.update(view[at + len(field) :])
+    return body.hexdigest() == digest
 
 
-def read_ledger(path: str | Path) -> list[dict]:
-    """Every row of the ledger at ``path``, in file order (list of dicts as written).
-
-    Raises ``IngestionError``: ``ledger_invalid`` (unreadable file, a line that is not JSON
-    or not a ledger row of :data:`LEDGER_SCHEMA`, or no row at all), ``ledger_truncated`` (the
-    last line has no newline), ``ledger_row_edited`` (a row's ``row_sha256`` does not match).
-    """
+def _ledger_bytes(path: str | Path) -> bytes:
+    """The ledger file's bytes; ``ledger_invalid`` when unreadable, ``ledger_truncated`` without a last newline."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise IngestionError("ledger_invalid", f"{path}: {exc.strerror or exc}") from None
     if data and not data.endswith(b"\n"):
         raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (cut short)")
+    return data
+
+
+def _rows_reference(path: str | Path, data: bytes) -> list[dict]:
+    """The rows of ``data``, one line at a time, each refusal at the first line that has it (``read_ledger``)."""
     rows = []
     for number, line in enumerate(data.splitlines(), 1):
         try:
@@ -142,6 +156,70 @@ def read_ledger(path: str | Path) -> list[dict]:
     if not rows:
         raise IngestionError("ledger_invalid", f"{path}: no ledger row")
     return rows
+
+
+def read_ledger_reference(path: str | Path) -> list[dict]:
+    """``read_ledger`` one line at a time: the executable statement of what it returns and refuses (tests)."""
+    return _rows_reference(path, _ledger_bytes(path))
+
+
+_REQUIRED = frozenset(REQUIRED_FIELDS)
+
+
+def _sealed_row(line: bytes, row: object) -> bool:
+    """Whether ``row`` (parsed from ``line``) is a ledger row whose seal holds on the bytes as written."""
+    return (
+        type(row) is dict
+        and row.keys() >= _REQUIRED
+        and row["schema"] == LEDGER_SCHEMA
+        and row["kind"] in LEDGER_KINDS
+        and type(row["sources"]) is dict
+        and _seal_holds(line, row)
+    )
+
+
+def _rows_in_bulk(lines: list[bytes], long_runs: set[int]) -> list[dict] | None:
+    """The rows of ``lines`` when every line is a ledger row sealed as written; ``None`` at any doubt.
+
+    One pass: each line is parsed, its shape checked and its seal hashed while the row is fresh (a row
+    read back later costs cache misses). ``long_runs``: the lines holding 19+ digits in a row, read again
+    by the standard parser as ``_loads`` does. A line that fails a check, or whose seal holds only after
+    re-encoding, sends the whole file back to ``_rows_reference``, which decides and words the refusal.
+    """
+    loads, sealed_row = orjson.loads, _sealed_row
+    rows: list = []
+    append = rows.append
+    try:
+        for line in lines:
+            row = loads(line)
+            if not sealed_row(line, row):
+                return None
+            append(row)
+        for number in long_runs:  # 19+ digits: as json.loads reads them
+            rows[number] = _loads(lines[number])
+            if not sealed_row(lines[number], rows[number]):
+                return None
+    except (UnicodeDecodeError, ValueError):  # orjson.JSONDecodeError is a ValueError
+        return None
+    return rows or None
+
+
+def read_ledger(path: str | Path) -> list[dict]:
+    """Every row of the ledger at ``path``, in file order (list of dicts as written, as ``json.loads`` reads them).
+
+    Raises ``IngestionError``: ``ledger_invalid`` (unreadable file, a line that is not JSON
+    or not a ledger row of :data:`LEDGER_SCHEMA`, or no row at all), ``ledger_truncated`` (the
+    last line has no newline), ``ledger_row_edited`` (a row's ``row_sha256`` does not match).
+    Rules: docs/recheck-rules.md, "Refusals".
+
+    A ledger as claimgate writes it is read in bulk (``orjson``, seals checked on the bytes as
+    written); anything else, and every refusal, goes through ``read_ledger_reference``, so the
+    rows and the one-line refusals are the same either way (tested on random and damaged files).
+    """
+    data = _ledger_bytes(path)
+    lines = data.splitlines()
+    rows = _rows_in_bulk(lines, lines_with_long_digit_runs(data))
+    return rows if rows is not None else _rows_reference(path, data)
 
 
 def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:
