@@ -84,6 +84,71 @@ def recheck_citations(
     "document_removed"}``), ``old_verdict`` and ``verdict`` (today's; ``None`` when not re-audited
     or removed). Only the changed documents are indexed. Raises ``IngestionError``
     (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md.
+
+    Grouped by document: a row whose document is unchanged is built in one pass over the ledger with no
+    call per row; only rows of changed or missing documents are looked at one by one. The rows are those
+    of ``recheck_citations_reference`` (tested byte for byte).
+    """
+    settings = settings or MatchSettings()
+    hashes = document_hashes(documents)
+    relied_on: dict[str, str | None] = {}  # io.ledger_file.ledger_sources(ledger, "citation"), in the same pass
+    cited = []  # (ledger line, row, doc_id, the hash the row recorded for it)
+    for line, row in enumerate(ledger, 1):  # one pass: a row read again later costs cache misses
+        if row["kind"] == "citation":
+            sources, doc_id = row["sources"], row["doc_id"]
+            for source_id, sha in sources.items():
+                relied_on.setdefault(source_id, sha)
+            cited.append((line, row, doc_id, sources.get(doc_id)))
+    check_same_corpus(relied_on, hashes)
+    changed = {doc_id for _, _, doc_id, sha in cited if doc_id in hashes and hashes[doc_id] != sha}
+    same = hashes.keys() - changed  # today's documents every row of which recorded today's hash
+    index = build_corpus_index({d: documents[d] for d in documents if d in changed})
+    passages = PassageIndex(index)
+    maps = source_maps or {}
+
+    def looked_at(line: int, row: dict, doc_id: str) -> dict:  # a changed, removed or unknown document
+        if doc_id in changed:
+            return _rechecked(row, line, index, passages, settings, maps.get(doc_id))
+        if row["sources"].get(doc_id) is None:  # cited an unknown document, still does
+            return _row(row, line, "unchanged", row["verdict"]) | {"spans": []}
+        return _row(row, line, "invalid", None) | {"spans": [], "diagnosis": {"kind": DOCUMENT_REMOVED}}
+
+    return [
+        {
+            "ledger_line": line,
+            "citation_id": row["citation_id"],
+            "doc_id": doc_id,
+            "status": "unchanged",
+            "old_verdict": row["verdict"],
+            "verdict": row["verdict"],
+            "spans": [{"start": s["start"], "end": s["end"]} for s in row["spans"]],
+        }
+        if doc_id in same
+        else looked_at(line, row, doc_id)
+        for line, row, doc_id, _ in cited
+    ]
+
+
+def recheck_citations_reference(
+    ledger: list[dict],
+    documents: Mapping[str, str],
+    settings: MatchSettings | None = None,
+    source_maps: Mapping[str, object] | None = None,
+) -> list:
+    """``recheck_citations`` one row at a time: the executable statement of its rows (tests compare the two).
+
+    One recheck row per citation row of ``ledger`` (``kind == "citation"``), in ledger order.
+
+    ``documents`` is today's ``{doc_id: text}``; ``source_maps`` (``{doc_id: io.visible_text.VisibleText}``
+    of a folder's rendered pages) puts a rendered page's spans into its file as written, as the audit does.
+    Each row: ``ledger_line`` (1-based), ``citation_id``,
+    ``doc_id``, ``status`` (``unchanged``: same text hash; ``intact``: changed, quote still
+    ``found`` in the cited document, with ``spans`` (characters of the new text), ``moved`` and
+    ``context_changed``; ``invalid``: changed and no longer ``found``, with ``audit_reason`` and the
+    ``diagnosis`` of the nearest passage, or the document is gone: ``diagnosis`` ``{"kind":
+    "document_removed"}``), ``old_verdict`` and ``verdict`` (today's; ``None`` when not re-audited
+    or removed). Only the changed documents are indexed. Raises ``IngestionError``
+    (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md.
     """
     settings = settings or MatchSettings()
     hashes = document_hashes(documents)
