@@ -1,4 +1,4 @@
-"""The ledger's bulk read (``io.ledger_file.read_ledger``) gives exactly what the line-at-a-time read gives.
+"""The ledger's bulk reads (``read_ledger``, ``read_ledger_entries``) give exactly what the line-at-a-time read gives.
 
 ``read_ledger_reference`` is the executable statement: every row as ``json.loads`` reads it, and each
 refusal (``ledger_truncated``, ``ledger_invalid``, ``ledger_row_edited``) at the first line that has it,
@@ -16,7 +16,9 @@ from claimgate.io.ledger_file import (
     LEDGER_SCHEMA,
     append_ledger,
     canonical_bytes,
+    citation_entry,
     read_ledger,
+    read_ledger_entries,
     read_ledger_reference,
     sealed,
 )
@@ -32,10 +34,26 @@ def outcome(read, path) -> object:
         return exc.reason, exc.one_line()
 
 
+def entries_of(rows: list[dict]) -> list[tuple] | None:
+    """What ``read_ledger_entries`` keeps of reference rows: each ``citation_entry``, or ``None``."""
+    try:
+        return [citation_entry(line, row) for line, row in enumerate(rows, 1)]
+    except (LookupError, TypeError):
+        return None
+
+
 def same_outcome(path) -> object:
     fast, reference = outcome(read_ledger, path), outcome(read_ledger_reference, path)
     assert fast == reference
     assert repr(fast) == repr(reference)  # ints stay ints, floats floats (1 == 1.0 would hide it)
+    read = outcome(read_ledger_entries, path)
+    if not isinstance(reference, list):
+        assert read == reference  # the same refusal, worded the same
+    elif read.entries is not None:
+        assert repr(read.entries) == repr(entries_of(reference)) and read.rows is None
+        assert repr([read.row(line) for line in range(1, len(reference) + 1)]) == repr(reference)
+    else:  # a request row, a row lacking a citation's fields, or a doubt the line-by-line read settled
+        assert repr(read.rows) == repr(reference)
     return fast
 
 
@@ -58,6 +76,8 @@ def ledger_rows(draw) -> dict:
         "sources": draw(st.dictionaries(TEXT, st.none() | st.text("0123456789", min_size=19, max_size=64))),
     }
     row.update(draw(st.dictionaries(st.sampled_from(["quote", "doc_id", "spans", "extra", "verdict"]), VALUE)))
+    if draw(st.booleans()):  # a citation row with every field a recheck reads
+        row.update(kind="citation", doc_id=draw(TEXT), citation_id=draw(TEXT), verdict="found", spans=[])
     return row
 
 
@@ -193,3 +213,15 @@ def test_the_lines_with_long_digit_runs_are_those_the_row_guard_names(parts):
     data = "\n".join(parts).encode()
     expected = {n for n, line in enumerate(data.splitlines()) if has_long_digit_run(line)}
     assert lines_with_long_digit_runs(data) == expected
+
+
+def test_a_ledger_of_citations_is_kept_as_entries_and_a_mixed_one_as_rows(tmp_path):
+    path = tmp_path / "l.jsonl"
+    citation = ROW | {"doc_id": "a", "citation_id": "c", "verdict": "found"}
+    append_ledger(path, [citation, citation])
+    read = read_ledger_entries(path)
+    assert read.rows is None and [entry[:2] for entry in read.entries] == [(1, "a"), (2, "a")]
+    assert read.row(2) == read_ledger_reference(path)[1]
+    append_ledger(path, [{"kind": "request", "corpus_sha256": "m", "sources": {}, "case_id": "k"}])
+    read = read_ledger_entries(path)
+    assert read.entries is None and [r["kind"] for r in read.rows] == ["citation", "citation", "request"]

@@ -102,8 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_recheck_command(args: argparse.Namespace) -> int:
     """``claimgate recheck``: recheck every ledger row and write the rows."""
-    from claimgate.audit.recheck import recheck_citations
-    from claimgate.io.ledger_file import read_ledger
+    from claimgate.audit.recheck import recheck_citations, recheck_entries
+    from claimgate.io.ledger_file import read_ledger_entries
 
     output = Path(args.output)
     if output.suffix.lower() not in RECHECK_OUTPUTS:
@@ -115,13 +115,16 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     from claimgate.runtime.collector import gc_paused
 
     with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
-        ledger = read_ledger(args.ledger)
+        read = read_ledger_entries(args.ledger)  # citation rows only: kept as entries (io.ledger_file.LedgerRead)
+        ledger = read.rows or []
         kinds = {r["kind"] for r in ledger}
-        if "citation" in kinds:
+        rows = []
+        if read.entries is not None or "citation" in kinds:
             documents, maps = current_documents(args)
-            rows = recheck_citations(ledger, documents, source_maps=maps)
-        else:
-            rows = []
+            if read.entries is not None:
+                rows = recheck_entries(read.entries, read.row, documents, source_maps=maps)
+            else:
+                rows = recheck_citations(ledger, documents, source_maps=maps)
         if "request" in kinds:
             rows = sorted([*rows, *recheck_requests(ledger, args)], key=lambda r: r["ledger_line"])
         (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)

@@ -18,6 +18,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -164,44 +165,62 @@ def read_ledger_reference(path: str | Path) -> list[dict]:
 
 
 _REQUIRED = frozenset(REQUIRED_FIELDS)
+_SEAL_KEY = b'"row_sha256":"'
+_SEAL_TAIL = b'",' + _SCHEMA_FIELD
 
 
 def _sealed_row(line: bytes, row: object) -> bool:
-    """Whether ``row`` (parsed from ``line``) is a ledger row whose seal holds on the bytes as written."""
-    return (
+    """Whether ``row`` (parsed from ``line``) is a ledger row whose seal holds on the bytes as written.
+
+    ``_seal_holds``, with its search cut short where the line is canonical: when the first
+    ``"row_sha256":"`` of the line holds the row's digest followed by the schema field, it is the
+    first place ``_seal_holds`` would find; anything else is left to ``_seal_holds``.
+    """
+    if not (
         type(row) is dict
         and row.keys() >= _REQUIRED
         and row["schema"] == LEDGER_SCHEMA
         and row["kind"] in LEDGER_KINDS
         and type(row["sources"]) is dict
-        and _seal_holds(line, row)
-    )
+    ):
+        return False
+    digest, at = row["row_sha256"], line.find(_SEAL_KEY)
+    if type(digest) is not str or at < 0:
+        return _seal_holds(line, row)
+    start = at + len(_SEAL_KEY)
+    end = start + len(digest)
+    if line[start:end] != digest.encode("ascii", "replace") or not line.startswith(_SEAL_TAIL, end):
+        return _seal_holds(line, row)
+    return hashlib.sha256(line[:at] + line[end + 2 :]).hexdigest() == digest
 
 
-def _rows_in_bulk(lines: list[bytes], long_runs: set[int]) -> list[dict] | None:
+def _rows_in_bulk(lines: list[bytes], long_runs: set[int], keep=None) -> list | None:
     """The rows of ``lines`` when every line is a ledger row sealed as written; ``None`` at any doubt.
 
     One pass: each line is parsed, its shape checked and its seal hashed while the row is fresh (a row
-    read back later costs cache misses). ``long_runs``: the lines holding 19+ digits in a row, read again
-    by the standard parser as ``_loads`` does. A line that fails a check, or whose seal holds only after
-    re-encoding, sends the whole file back to ``_rows_reference``, which decides and words the refusal.
+    read back later costs cache misses). ``long_runs``: the lines holding 19+ digits in a row (0-based),
+    read again by the standard parser as ``_loads`` does. ``keep(line number, row)`` gives what is kept
+    of each row (the row by default), raising ``LookupError`` or ``TypeError`` for a row it cannot take.
+    A line that fails a check, or whose seal holds only after re-encoding, gives ``None``: the caller
+    reads the file line by line (``_rows_reference``), which decides and words the refusal.
     """
     loads, sealed_row = orjson.loads, _sealed_row
-    rows: list = []
-    append = rows.append
+    kept: list = []
+    append = kept.append
     try:
-        for line in lines:
+        for number, line in enumerate(lines, 1):
             row = loads(line)
             if not sealed_row(line, row):
                 return None
-            append(row)
-        for number in long_runs:  # 19+ digits: as json.loads reads them
-            rows[number] = _loads(lines[number])
-            if not sealed_row(lines[number], rows[number]):
+            append(row if keep is None else keep(number, row))
+        for index in long_runs:  # 19+ digits: as json.loads reads them
+            row = _loads(lines[index])
+            if not sealed_row(lines[index], row):
                 return None
-    except (UnicodeDecodeError, ValueError):  # orjson.JSONDecodeError is a ValueError
+            kept[index] = row if keep is None else keep(index + 1, row)
+    except (UnicodeDecodeError, ValueError, LookupError, TypeError):  # orjson.JSONDecodeError is a ValueError
         return None
-    return rows or None
+    return kept or None
 
 
 def read_ledger(path: str | Path) -> list[dict]:
@@ -220,6 +239,48 @@ def read_ledger(path: str | Path) -> list[dict]:
     lines = data.splitlines()
     rows = _rows_in_bulk(lines, lines_with_long_digit_runs(data))
     return rows if rows is not None else _rows_reference(path, data)
+
+
+def citation_entry(line: int, row: dict) -> tuple:
+    """``(ledger line, doc_id, sources, citation_id, verdict, spans)`` of a citation row: what a recheck of an
+    unchanged document needs (``audit.recheck.recheck_entries``). Raises ``LookupError`` for another kind."""
+    if row["kind"] != "citation":
+        raise LookupError(row["kind"])
+    return line, row["doc_id"], row["sources"], row["citation_id"], row["verdict"], row["spans"]
+
+
+class LedgerRead(NamedTuple):
+    """A ledger read for a recheck: its ``lines`` as written and either ``entries`` or ``rows``.
+
+    ``entries`` (``citation_entry`` of each row, in file order) when every row is a citation row read in
+    bulk, so the rows themselves are not kept (``row(line)`` reads one again); else ``rows``
+    (``read_ledger``'s) and ``entries`` is ``None``.
+    """
+
+    lines: list[bytes]
+    entries: list[tuple] | None
+    rows: list[dict] | None
+
+    def row(self, line: int) -> dict:
+        """The full row at ``line`` (1-based), read as ``read_ledger`` reads it."""
+        return self.rows[line - 1] if self.rows is not None else _loads(self.lines[line - 1])
+
+
+def read_ledger_entries(path: str | Path) -> LedgerRead:
+    """The ledger at ``path`` as a recheck reads it: the same checks and refusals as ``read_ledger``.
+
+    A ledger of citation rows only, as claimgate writes it, keeps each row's ``citation_entry`` and lets
+    the rest of the row go as soon as it is checked (the fingerprint's tokens, the quote: most of the
+    memory and of the cache misses); any other ledger gives ``read_ledger``'s rows.
+    """
+    data = _ledger_bytes(path)
+    lines = data.splitlines()
+    long_runs = lines_with_long_digit_runs(data)
+    entries = _rows_in_bulk(lines, long_runs, citation_entry)
+    if entries is not None:
+        return LedgerRead(lines, entries, None)
+    rows = _rows_in_bulk(lines, long_runs)
+    return LedgerRead(lines, None, rows if rows is not None else _rows_reference(path, data))
 
 
 def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:

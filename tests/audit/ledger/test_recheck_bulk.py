@@ -8,9 +8,9 @@ unknown, edited, moved and untouched documents and rows of prepared requests amo
 from __future__ import annotations
 
 from claimgate.api import Audit
-from claimgate.audit.recheck import recheck_citations, recheck_citations_reference
+from claimgate.audit.recheck import recheck_citations, recheck_citations_reference, recheck_entries
 from claimgate.errors import IngestionError
-from claimgate.io.ledger_file import append_ledger, read_ledger
+from claimgate.io.ledger_file import append_ledger, read_ledger, read_ledger_entries
 from claimgate.io.writers import jsonl_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,9 +37,14 @@ def outcome(recheck, ledger: list[dict], documents: dict) -> object:
         return exc.one_line()
 
 
-def both(ledger: list[dict], documents: dict) -> object:
+def both(ledger: list[dict], documents: dict, path=None) -> object:
+    """The rows (or refusal) of the bulk recheck, checked against the reference; with ``path``, also those of
+    the command's own path (``read_ledger_entries`` then ``recheck_entries``) when the ledger has only citations."""
     fast = outcome(recheck_citations, ledger, documents)
     assert fast == outcome(recheck_citations_reference, ledger, documents)
+    read = read_ledger_entries(path) if path is not None else None
+    if read is not None and read.entries is not None:
+        assert outcome(lambda _, docs: recheck_entries(read.entries, read.row, docs), ledger, documents) == fast
     return fast
 
 
@@ -83,7 +88,7 @@ def test_recheck_rows_are_the_reference_rows_byte_for_byte(tmp_path, case, with_
     if with_request:
         append_ledger(path, [REQUEST])
     Audit.from_corpus(middle).check(citations[:2], ledger=path)  # a later run over a revision in between
-    both(read_ledger(path), today)
+    both(read_ledger(path), today, path)
 
 
 def test_a_document_recorded_at_two_revisions_is_rechecked_as_the_reference_does(tmp_path):
@@ -93,7 +98,7 @@ def test_a_document_recorded_at_two_revisions_is_rechecked_as_the_reference_does
     newer = {**old, "d0": SENTENCES[0] + " More."}
     Audit.from_corpus(newer).check([{"citation_id": "b", "doc_id": "d0", "quote": "keeps 40 entries"}], ledger=path)
     rows = recheck_citations(read_ledger(path), newer)
-    assert both(read_ledger(path), newer) == written_bytes(rows)
+    assert both(read_ledger(path), newer, path) == written_bytes(rows)
     # The document is "changed" as a whole once any of its rows recorded another hash: both rows are
     # re-audited, the one that recorded today's hash too (as the reference does).
     assert rows[0]["status"] == "intact" and rows[1]["verdict"] is not None
@@ -115,7 +120,7 @@ def test_unchanged_rows_copy_their_spans_and_verdicts(tmp_path):
         ("unchanged", "not_found"),
     ]
     assert docs["d0"][rows[0]["spans"][0]["start"] : rows[0]["spans"][0]["end"]] == "The cache keeps 40 entries"
-    assert both(read_ledger(path), docs) == written_bytes(rows)
+    assert both(read_ledger(path), docs, path) == written_bytes(rows)
 
 
 def test_removed_and_edited_documents_among_unchanged_ones_keep_ledger_order(tmp_path):
@@ -129,4 +134,4 @@ def test_removed_and_edited_documents_among_unchanged_ones_keep_ledger_order(tmp
     assert [r["ledger_line"] for r in rows] == list(range(1, 13))
     assert [r["status"] for r in rows[:4]] == ["unchanged", "intact", "invalid", "invalid"]
     assert rows[3]["diagnosis"] == {"kind": "document_removed"}
-    both(read_ledger(path), today)
+    both(read_ledger(path), today, path)
