@@ -28,12 +28,18 @@ def run(capsys, tmp_path, *args) -> tuple[int, str]:
     return code, err
 
 
-def test_recheck_writes_the_reference_rows_byte_for_byte(tmp_path, capsys):
+def audited(capsys, tmp_path):
+    """``(the corpus file, the ledger)`` of ``claimgate audit --ledger`` over ``OLD`` and ``CITES``."""
     corpus, cites, ledger = tmp_path / "v1.json", tmp_path / "c.jsonl", tmp_path / "ledger.jsonl"
     corpus.write_text(json.dumps(OLD), encoding="utf-8")
     cites.write_text("".join(json.dumps(c) + "\n" for c in CITES), encoding="utf-8")
     audit = ["audit", "--corpus", str(corpus), "--citations", str(cites), "--output", str(tmp_path / "a.jsonl")]
     assert run(capsys, tmp_path, *audit, "--ledger", str(ledger))[0] == 0
+    return corpus, ledger
+
+
+def test_recheck_writes_the_reference_rows_byte_for_byte(tmp_path, capsys):
+    _, ledger = audited(capsys, tmp_path)
     today = {"install": "A new first line.\n\n" + OLD["install"], "retries": OLD["retries"].replace("not ", "")}
     (tmp_path / "v2.json").write_text(json.dumps(today), encoding="utf-8")
     out = tmp_path / "r.jsonl"
@@ -47,11 +53,7 @@ def test_recheck_writes_the_reference_rows_byte_for_byte(tmp_path, capsys):
 
 
 def test_an_edited_ledger_is_refused_in_one_line_by_the_bulk_path(tmp_path, capsys):
-    corpus, cites, ledger = tmp_path / "v1.json", tmp_path / "c.jsonl", tmp_path / "ledger.jsonl"
-    corpus.write_text(json.dumps(OLD), encoding="utf-8")
-    cites.write_text("".join(json.dumps(c) + "\n" for c in CITES), encoding="utf-8")
-    audit = ["audit", "--corpus", str(corpus), "--citations", str(cites), "--output", str(tmp_path / "a.jsonl")]
-    assert run(capsys, tmp_path, *audit, "--ledger", str(ledger))[0] == 0
+    corpus, ledger = audited(capsys, tmp_path)
     lines = ledger.read_bytes().splitlines(keepends=True)
     ledger.write_bytes(b"".join([*lines[:2], lines[2].replace(b"25 files", b"26 files"), *lines[3:]]))
     code, err = run(capsys, tmp_path, "recheck", "--ledger", str(ledger), "--corpus", str(corpus),

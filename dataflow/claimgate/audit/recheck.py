@@ -153,18 +153,7 @@ def recheck_citations_reference(
 ) -> list:
     """``recheck_citations`` one row at a time: the executable statement of its rows (tests compare the two).
 
-    One recheck row per citation row of ``ledger`` (``kind == "citation"``), in ledger order.
-
-    ``documents`` is today's ``{doc_id: text}``; ``source_maps`` (``{doc_id: io.visible_text.VisibleText}``
-    of a folder's rendered pages) puts a rendered page's spans into its file as written, as the audit does.
-    Each row: ``ledger_line`` (1-based), ``citation_id``,
-    ``doc_id``, ``status`` (``unchanged``: same text hash; ``intact``: changed, quote still
-    ``found`` in the cited document, with ``spans`` (characters of the new text), ``moved`` and
-    ``context_changed``; ``invalid``: changed and no longer ``found``, with ``audit_reason`` and the
-    ``diagnosis`` of the nearest passage, or the document is gone: ``diagnosis`` ``{"kind":
-    "document_removed"}``), ``old_verdict`` and ``verdict`` (today's; ``None`` when not re-audited
-    or removed). Only the changed documents are indexed. Raises ``IngestionError``
-    (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md.
+    The rows, their fields and the refusals are those ``recheck_citations`` documents (docs/recheck-rules.md).
     """
     settings = settings or MatchSettings()
     hashes = document_hashes(documents)
