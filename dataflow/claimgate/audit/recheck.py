@@ -89,7 +89,10 @@ def recheck_citations(
     no call per row; only rows of changed or missing documents are looked at one by one. The rows are
     those of ``recheck_citations_reference`` (tested byte for byte).
     """
-    entries = [citation_entry(line, row) for line, row in enumerate(ledger, 1) if row["kind"] == "citation"]
+    try:
+        entries = [citation_entry(line, row) for line, row in enumerate(ledger, 1) if row["kind"] == "citation"]
+    except LookupError:  # a row no entry can hold (a doc_id that is no string, a field missing): one by one
+        return recheck_citations_reference(ledger, documents, settings, source_maps)
     return recheck_entries(entries, lambda line: ledger[line - 1], documents, settings, source_maps)
 
 
@@ -109,13 +112,13 @@ def recheck_entries(
     settings = settings or MatchSettings()
     hashes = document_hashes(documents)
     relied_on: dict[str, str | None] = {}  # io.ledger_file.ledger_sources(ledger, "citation")
-    for entry in entries:
-        for source_id, sha in entry[2].items():
+    changed = set()  # documents some row recorded another hash for (string ids and hashes: no lookup can fail)
+    for _, doc_id, sources, recorded, *_ in entries:  # one pass: an entry read again later costs cache misses
+        for source_id, sha in sources.items():
             relied_on.setdefault(source_id, sha)
+        if doc_id in hashes and hashes[doc_id] != recorded:
+            changed.add(doc_id)
     check_same_corpus(relied_on, hashes)
-    changed = {
-        doc_id for _, doc_id, sources, *_ in entries if doc_id in hashes and hashes[doc_id] != sources.get(doc_id)
-    }
     same = hashes.keys() - changed  # today's documents every row of which recorded today's hash
     index = build_corpus_index({d: documents[d] for d in documents if d in changed})
     passages = PassageIndex(index)
@@ -141,7 +144,7 @@ def recheck_entries(
         }
         if doc_id in same
         else looked_at(line, doc_id)
-        for line, doc_id, _, citation_id, verdict, spans in entries
+        for line, doc_id, _, _, citation_id, verdict, spans in entries
     ]
 
 

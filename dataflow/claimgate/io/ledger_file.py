@@ -242,11 +242,18 @@ def read_ledger(path: str | Path) -> list[dict]:
 
 
 def citation_entry(line: int, row: dict) -> tuple:
-    """``(ledger line, doc_id, sources, citation_id, verdict, spans)`` of a citation row: what a recheck of an
-    unchanged document needs (``audit.recheck.recheck_entries``). Raises ``LookupError`` for another kind."""
-    if row["kind"] != "citation":
+    """``(ledger line, doc_id, sources, recorded sha256, citation_id, verdict, spans)`` of a citation row.
+
+    What a recheck of an unchanged document needs (``audit.recheck.recheck_entries``); ``recorded`` is
+    ``sources.get(doc_id)``. Raises ``LookupError`` for a row of another kind, one lacking a field, or one
+    whose ``doc_id`` is no string or whose recorded hash is neither a string nor ``None`` (such rows are
+    rechecked one by one, ``audit.recheck.recheck_citations_reference``).
+    """
+    doc_id, sources = row["doc_id"], row["sources"]
+    recorded = sources.get(doc_id) if type(doc_id) is str else None
+    if row["kind"] != "citation" or type(doc_id) is not str or not (recorded is None or type(recorded) is str):
         raise LookupError(row["kind"])
-    return line, row["doc_id"], row["sources"], row["citation_id"], row["verdict"], row["spans"]
+    return line, doc_id, sources, recorded, row["citation_id"], row["verdict"], row["spans"]
 
 
 class LedgerRead(NamedTuple):

@@ -135,3 +135,14 @@ def test_removed_and_edited_documents_among_unchanged_ones_keep_ledger_order(tmp
     assert [r["status"] for r in rows[:4]] == ["unchanged", "intact", "invalid", "invalid"]
     assert rows[3]["diagnosis"] == {"kind": "document_removed"}
     both(read_ledger(path), today, path)
+
+
+def test_a_sealed_row_with_a_number_for_its_document_is_rechecked_as_the_reference_does(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    Audit.from_corpus({"d0": SENTENCES[0]}).check(
+        [{"citation_id": "a", "doc_id": "d0", "quote": "The cache"}], ledger=path
+    )
+    odd = {**read_ledger(path)[0], "doc_id": 7, "sources": {"d0": None}}
+    append_ledger(path, [{k: v for k, v in odd.items() if k not in ("schema", "row_sha256")}])
+    rows = both(read_ledger(path), {"d0": SENTENCES[0]}, path)
+    assert len(rows) == 2 and b'"doc_id":7' in rows[1]
