@@ -13,17 +13,23 @@ rest (Zipf pseudo-words with numbers, line wraps, hyphens and ligatures); citati
 number changed, a paragraph put in front so spans move, a sentence appended) and both commands
 run against the new corpus. Status counts are printed so the work done is visible.
 
+Pairs: the two commands run in turn ``--pairs`` times (audit, recheck, audit, recheck, …) so that the
+load of a shared machine hits both alike; each pair's ratio is printed and the median ratio is the
+figure, with the load average (``os.getloadavg``) before and after.
+
 Usage: ``python benchmarks/recheck_speed.py [--docs 20000] [--rows 100000] [--edited 0.01]
-[--abstracts PATH] [--seed 0] [--keep DIR]``. Exit code 0.
+[--abstracts PATH] [--seed 0] [--pairs 3] [--keep DIR]``. Exit code 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,6 +100,7 @@ def main() -> int:
     parser.add_argument("--edited", type=float, default=0.01)
     parser.add_argument("--abstracts", type=Path, default=ABSTRACTS)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pairs", type=int, default=3, help="audit/recheck pairs run in turn (median ratio)")
     parser.add_argument("--keep", type=Path, help="keep the inputs and outputs in this folder")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="recheck-bench-"))
@@ -109,9 +116,14 @@ def main() -> int:
     common = ["--citations", str(work / "cites.jsonl"), "--quiet"]
     setup = timed([*cmd, "audit", "--corpus", str(work / "v1.json"), *common, "--output", str(work / "a1.jsonl"),
                    "--ledger", str(ledger)])  # fmt: skip
-    recheck = timed([*cmd, "recheck", "--ledger", str(ledger), "--corpus", str(work / "v2.json"),
-                     "--output", str(work / "r.jsonl"), "--quiet"])  # fmt: skip
-    audit = timed([*cmd, "audit", "--corpus", str(work / "v2.json"), *common, "--output", str(work / "a2.jsonl")])
+    load_before = os.getloadavg()
+    pairs = []
+    for _ in range(max(1, args.pairs)):  # in turn, so that the machine's load hits both alike
+        audit = timed([*cmd, "audit", "--corpus", str(work / "v2.json"), *common, "--output", str(work / "a2.jsonl")])
+        recheck = timed([*cmd, "recheck", "--ledger", str(ledger), "--corpus", str(work / "v2.json"),
+                         "--output", str(work / "r.jsonl"), "--quiet"])  # fmt: skip
+        pairs.append((audit, recheck))
+    load_after = os.getloadavg()
     rows = [json.loads(line) for line in (work / "r.jsonl").read_text(encoding="utf-8").splitlines()]
     statuses = Counter(r["status"] for r in rows)
     kinds = Counter((r.get("diagnosis") or {}).get("kind") for r in rows if r["status"] == "invalid")
@@ -119,10 +131,16 @@ def main() -> int:
           f"{sum(k.startswith('arxiv/') for k in documents)} arXiv abstracts); "
           f"{n_edited} documents edited ({args.edited:.0%})")  # fmt: skip
     print(f"writing the ledger (audit --ledger, not compared): {setup[0]:.1f} s")
-    print(f"{'':<44} {'wall':>8} {'CPU':>8}")
-    print(f"{'re-audit every row (claimgate audit)':<44} {audit[0]:7.2f}s {audit[1]:7.2f}s")
-    print(f"{'claimgate recheck --ledger':<44} {recheck[0]:7.2f}s {recheck[1]:7.2f}s")
-    print(f"speed-up: {audit[0] / recheck[0]:.1f}x wall, {audit[1] / recheck[1]:.1f}x CPU (target 20x)")
+    print(f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+          f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} (on {os.cpu_count()} CPUs)")  # fmt: skip
+    print(f"{'pair':<6}{'re-audit every row (claimgate audit)':>40} {'claimgate recheck --ledger':>30} {'ratio':>14}")
+    print(f"{'':<6}{'wall':>31} {'CPU':>8} {'wall':>21} {'CPU':>8} {'wall':>6} {'CPU':>7}")
+    for n, (audit, recheck) in enumerate(pairs, 1):
+        print(f"{n:<6}{audit[0]:30.2f}s {audit[1]:7.2f}s {recheck[0]:20.2f}s {recheck[1]:7.2f}s "
+              f"{audit[0] / recheck[0]:5.1f}x {audit[1] / recheck[1]:6.1f}x")  # fmt: skip
+    wall = statistics.median(a[0] / r[0] for a, r in pairs)
+    cpu = statistics.median(a[1] / r[1] for a, r in pairs)
+    print(f"speed-up, median of {len(pairs)} pairs: {wall:.1f}x wall, {cpu:.1f}x CPU (target 20x)")
     print("statuses: " + ", ".join(f"{s} {n:,}" for s, n in statuses.most_common()))
     print("invalid by diagnosis: " + ", ".join(f"{k} {n:,}" for k, n in kinds.most_common()))
     return 0

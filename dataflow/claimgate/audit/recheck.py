@@ -11,7 +11,7 @@ is there under another id was renamed by a re-pin (``ledger_renamed_source``): b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from claimgate.audit.diagnosis.diagnose import citation_diagnosis
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
@@ -19,7 +19,7 @@ from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.ledger import document_hashes, fingerprint
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.audit.matching.settings import MatchSettings
-from claimgate.io.ledger_file import check_same_corpus, ledger_sources
+from claimgate.io.ledger_file import check_same_corpus, citation_entry, ledger_sources
 from claimgate.io.visible_text import VisibleText
 
 #: A recheck row's ``status``, in the order the rules page states them.
@@ -84,6 +84,79 @@ def recheck_citations(
     "document_removed"}``), ``old_verdict`` and ``verdict`` (today's; ``None`` when not re-audited
     or removed). Only the changed documents are indexed. Raises ``IngestionError``
     (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md.
+
+    Grouped by document (``recheck_entries``): a row whose document is unchanged is built in one pass with
+    no call per row; only rows of changed or missing documents are looked at one by one. The rows are
+    those of ``recheck_citations_reference`` (tested byte for byte).
+    """
+    try:
+        entries = [citation_entry(line, row) for line, row in enumerate(ledger, 1) if row["kind"] == "citation"]
+    except LookupError:  # a row no entry can hold (a doc_id that is no string, a field missing): one by one
+        return recheck_citations_reference(ledger, documents, settings, source_maps)
+    return recheck_entries(entries, lambda line: ledger[line - 1], documents, settings, source_maps)
+
+
+def recheck_entries(
+    entries: list[tuple],
+    row_at: Callable[[int], dict],
+    documents: Mapping[str, str],
+    settings: MatchSettings | None = None,
+    source_maps: Mapping[str, object] | None = None,
+) -> list:
+    """``recheck_citations`` over ``io.ledger_file.citation_entry`` tuples, in ledger order: the same rows.
+
+    ``row_at(ledger line)`` gives the whole ledger row of a citation whose document changed or is
+    missing (the only rows looked at one by one); ``io.ledger_file.LedgerRead.row`` reads it again
+    from its line. Raises ``IngestionError`` (``ledger_other_corpus``, ``ledger_renamed_source``).
+    """
+    settings = settings or MatchSettings()
+    hashes = document_hashes(documents, source_maps)
+    relied_on: dict[str, str | None] = {}  # io.ledger_file.ledger_sources(ledger, "citation")
+    changed = set()  # documents some row recorded another hash for (string ids and hashes: no lookup can fail)
+    for _, doc_id, sources, recorded, *_ in entries:  # one pass: an entry read again later costs cache misses
+        for source_id, sha in sources.items():
+            relied_on.setdefault(source_id, sha)
+        if doc_id in hashes and hashes[doc_id] != recorded:
+            changed.add(doc_id)
+    check_same_corpus(relied_on, hashes)
+    same = hashes.keys() - changed  # today's documents every row of which recorded today's hash
+    index = build_corpus_index({d: documents[d] for d in documents if d in changed})
+    passages = PassageIndex(index)
+    maps = source_maps or {}
+
+    def looked_at(line: int, doc_id: str) -> dict:  # a changed, removed or unknown document
+        row = row_at(line)
+        if doc_id in changed:
+            return _rechecked(row, line, index, passages, settings, maps.get(doc_id))
+        if row["sources"].get(doc_id) is None:  # cited an unknown document, still does
+            return _row(row, line, "unchanged", row["verdict"]) | {"spans": []}
+        return _row(row, line, "invalid", None) | {"spans": [], "diagnosis": {"kind": DOCUMENT_REMOVED}}
+
+    return [
+        {
+            "ledger_line": line,
+            "citation_id": citation_id,
+            "doc_id": doc_id,
+            "status": "unchanged",
+            "old_verdict": verdict,
+            "verdict": verdict,
+            "spans": [{"start": s["start"], "end": s["end"]} for s in spans],
+        }
+        if doc_id in same
+        else looked_at(line, doc_id)
+        for line, doc_id, _, _, citation_id, verdict, spans in entries
+    ]
+
+
+def recheck_citations_reference(
+    ledger: list[dict],
+    documents: Mapping[str, str],
+    settings: MatchSettings | None = None,
+    source_maps: Mapping[str, object] | None = None,
+) -> list:
+    """``recheck_citations`` one row at a time: the executable statement of its rows (tests compare the two).
+
+    The rows, their fields and the refusals are those ``recheck_citations`` documents (docs/recheck-rules.md).
     """
     settings = settings or MatchSettings()
     hashes = document_hashes(documents, source_maps)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from claimgate.cli.audit import add_document_options, add_matching_options, documents_of, judge_of
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.command_list import HELP
 from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import Command, add_max_corpus_bytes, add_max_source_bytes, check_max_source_bytes
 from claimgate.cli.terminal import text_table
@@ -157,6 +158,4 @@ def run_demo(out_dir: Path, say=print) -> None:
     say(f"wrote {out_dir / DEMO_OUTPUTS[0]} and its review page {out_dir / DEMO_OUTPUTS[1]}")
 
 
-COMMAND = Command(
-    "answer", "audit a whole generated answer claim by claim; accept or refuse it", add_arguments, run_answer_command
-)
+COMMAND = Command("answer", HELP["answer"], add_arguments, run_answer_command)

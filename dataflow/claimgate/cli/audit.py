@@ -9,11 +9,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from claimgate.cli import stdio
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.command_list import HELP
 from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import (
     Command,
@@ -25,11 +25,13 @@ from claimgate.cli.options import (
 from claimgate.cli.project import resolve_options
 from claimgate.cli.terminal import frame_table, printable, text_table
 from claimgate.errors import UsageError
-from claimgate.execution import drivers
 from claimgate.io.atomic import check_outputs
 from claimgate.io.sources import pinned_paths
 from claimgate.io.writers import write_audit_parquet, write_csv, write_json, write_jsonl, write_text_file
 from claimgate.resources import fixtures_dir
+
+if TYPE_CHECKING:  # Hamilton and pandas are imported when an audit runs (``recheck`` and ``--help`` need neither)
+    from claimgate.execution import drivers
 
 # The audit's modules are imported inside the functions that run an audit, not with the command
 # line: a gate run (or ``--help``) does not pay for them.
@@ -60,6 +62,8 @@ def write_audit_output(path: Path, rows: list[dict], diagnosis: bool = True) -> 
         columns = [c for c in rows[0] if c != DIAGNOSIS_COLUMN] if rows else list(AUDIT_COLUMNS)
         if diagnosis:
             columns.append(DIAGNOSIS_COLUMN)
+        import pandas as pd
+
         # Object columns: Python strings as read (an id may hold a lone surrogate, which Arrow-backed
         # strings cannot; write_csv writes it as a backslash escape).
         frame = pd.DataFrame(rows, columns=columns, dtype=object)  # the header is written even with no row
@@ -165,11 +169,13 @@ def add_matching_options(parser: argparse.ArgumentParser) -> None:
 
 def documents_of(args: argparse.Namespace) -> drivers.Documents:
     """The documents the options name: a ``CorpusFile``, ``PinnedManifest`` or ``DocumentFolder``."""
+    from claimgate.execution import document_sources as sources
+
     if args.corpus is not None:
-        return drivers.CorpusFile(args.corpus)
+        return sources.CorpusFile(args.corpus)
     if args.manifest is not None:
-        return drivers.PinnedManifest(args.manifest)
-    return drivers.DocumentFolder(
+        return sources.PinnedManifest(args.manifest)
+    return sources.DocumentFolder(
         args.corpus_dir, tuple(args.glob or ()), tuple(args.exclude or ()), args.html_main_content
     )
 
@@ -277,6 +283,7 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     resolve_documents(args)
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
+    from claimgate.execution import drivers
 
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra_outputs = check_ci_outputs(args)
@@ -331,6 +338,7 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
 def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
     """The default run's four-citation demo, judged by the offline stand-in; writes ``audit_result.jsonl``."""
     from claimgate.audit import standin_judge
+    from claimgate.execution import drivers
 
     standin_judge.reset()
     run = drivers.run_audit(
@@ -361,4 +369,4 @@ def run_demo(args: argparse.Namespace, out_dir: Path, say=print) -> None:
             say(f"wrote {out_dir / 'audit_dag.svg'}")
 
 
-COMMAND = Command("audit", "audit cited quotes against a corpus or a manifest", add_arguments, run_audit_command)
+COMMAND = Command("audit", HELP["audit"], add_arguments, run_audit_command)

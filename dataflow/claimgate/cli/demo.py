@@ -16,6 +16,7 @@ from pathlib import Path
 
 from claimgate.cli import answer as answer_cli
 from claimgate.cli import audit as audit_cli
+from claimgate.cli.command_list import HELP
 from claimgate.cli.documents import gate_document
 from claimgate.cli.gate import draw_gate_pictures, write_gate_output
 from claimgate.cli.options import Command, add_schema, progress_enabled
@@ -93,6 +94,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMAND = Command(
-    "demo", "the teaching run on the shipped fixtures (what run_pipeline.py alone runs)", add_arguments, run
-)
+COMMAND = Command("demo", HELP["demo"], add_arguments, run)

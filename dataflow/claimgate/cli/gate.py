@@ -13,6 +13,7 @@ from pathlib import Path
 
 from claimgate.cli import stdio
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, counted_summary, exit_status, fail_on_set, write_summary
+from claimgate.cli.command_list import HELP
 from claimgate.cli.documents import gate_document, ignored_lines
 from claimgate.cli.ledger_options import add_ledger_option, ledger_paths
 from claimgate.cli.options import Command, add_execution, add_schema, check_execution_options, run_settings
@@ -309,4 +310,4 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
     return exit_status(statuses, fail_on)
 
 
-COMMAND = Command("gate", "run the contract gate over a manifest and a case table", add_arguments, run)
+COMMAND = Command("gate", HELP["gate"], add_arguments, run)

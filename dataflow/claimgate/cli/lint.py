@@ -13,6 +13,7 @@ import argparse
 import json
 from xml.sax.saxutils import escape, quoteattr
 
+from claimgate.cli.command_list import HELP
 from claimgate.cli.options import Command, add_max_source_bytes, add_schema, check_max_source_bytes
 from claimgate.cli.project import announce_schema, resolve_options
 from claimgate.cli.terminal import printable, text_table
@@ -110,4 +111,4 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_status(args.strict)
 
 
-COMMAND = Command("lint", "check every pinned page's directives; list problems, conflicts and gaps", add_arguments, run)
+COMMAND = Command("lint", HELP["lint"], add_arguments, run)

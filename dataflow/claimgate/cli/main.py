@@ -31,44 +31,58 @@ No model is called unless ``--judge`` names one.
 
 from __future__ import annotations
 
-import importlib.metadata
+import importlib
 import os
 import sys
 import traceback
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import claimgate  # noqa: F401  (telemetry variable first)
-from claimgate.cli import answer, audit, demo, gate, lint, pin, recheck
+from claimgate.cli.command_list import ENTRIES
 from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, ExecutionError, UsageError
-from claimgate.execution import drivers
+from claimgate.execution.hamilton_logs import quiet_hamilton_logs
 from claimgate.io.console import safe_console
 from claimgate.runtime import signals
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: A worker or the Dask scheduler was lost during the run (``ExecutionError``); nothing was written.
 EXIT_EXECUTOR_FAILED = 4
+
+
+class LazyCommands(Mapping):
+    """``{name: Command}`` of every command (``cli.command_list``), a command's module imported when it is looked up.
+
+    Names, order and help are data (``cli.command_list.ENTRIES``), so listing the commands imports none of
+    them; ``COMMANDS["audit"]`` imports ``claimgate.cli.audit`` (and what it needs) on first use.
+    """
+
+    def __getitem__(self, name: str) -> Command:
+        entry = ENTRIES[name]
+        return getattr(importlib.import_module(entry.module), entry.attribute)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ENTRIES)
+
+    def __len__(self) -> int:
+        return len(ENTRIES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in ENTRIES
+
+
 #: Every command, in the order ``--help`` lists them; ``demo`` runs when none is named but options are given
 #: (and for ``run_pipeline.py`` alone); a bare ``claimgate`` prints the overview.
-COMMANDS: dict[str, Command] = {
-    c.name: c
-    for c in (
-        demo.COMMAND,
-        pin.PIN,
-        pin.VERIFY,
-        lint.COMMAND,
-        gate.COMMAND,
-        audit.COMMAND,
-        answer.COMMAND,
-        recheck.COMMAND,
-    )
-}
+COMMANDS = LazyCommands()
 DEFAULT_COMMAND = "demo"
 
 
 def package_version() -> str:
     """The installed distribution's version (``importlib.metadata``); ``claimgate.__version__`` in a bare checkout."""
+    import importlib.metadata  # only for --version (about 45 ms of start-up otherwise)
+
     try:
         return importlib.metadata.version("claimgate")
     except importlib.metadata.PackageNotFoundError:  # run_pipeline.py from a checkout that was never installed
@@ -100,6 +114,21 @@ def split_command(argv: list[str], takes_value: set[str]) -> tuple[str | None, l
     return None, argv
 
 
+def options_can_decide(argv: list[str]) -> bool:
+    """Whether ``split_command``'s answer for ``argv`` can depend on which options take a value.
+
+    It cannot when the first argument that is not an option with ``=`` is no option (the command's
+    name, an unknown word, ``-`` or ``--``), or when every argument is an option: then ``main`` needs no
+    command's parser to find the command, and imports only the one that runs.
+    """
+    for position, token in enumerate(argv):
+        if token == "--" or token == "-" or not token.startswith("-"):
+            return False
+        if "=" not in token:
+            return any(t == "-" or not t.startswith("-") for t in argv[position + 1 :])
+    return False
+
+
 def overview(prog: str) -> str:
     """``claimgate --help``: the commands, one line each."""
     lines = [
@@ -109,7 +138,7 @@ def overview(prog: str) -> str:
         "",
         "commands:",
     ]
-    lines += [f"  {name:<8}{command.help}" for name, command in COMMANDS.items()]
+    lines += [f"  {name:<8}{entry.help}" for name, entry in ENTRIES.items()]
     lines += [
         "",
         f"`{prog}` alone {'runs `demo`' if prog == 'run_pipeline.py' else 'prints this overview'}; "
@@ -133,9 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     if not argv and prog != "run_pipeline.py":  # a bare `claimgate` writes nothing: `claimgate demo` does
         print(overview(prog))
         return EXIT_OK
-    parsers = {name: command_parser(prog, command) for name, command in COMMANDS.items()}
+    # Every command's parser (so every command's module) only when options before the command need them.
+    takes_value = (
+        value_options([command_parser(prog, command) for command in COMMANDS.values()])
+        if options_can_decide(argv)
+        else set()
+    )
     try:
-        name, rest = split_command(argv, value_options(list(parsers.values())))
+        name, rest = split_command(argv, takes_value)
     except UsageError as exc:
         print(f"usage: {prog} [COMMAND] [options]", file=sys.stderr)
         print_error(str(exc))
@@ -147,10 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"claimgate {package_version()}")
         return EXIT_OK
     name = name or DEFAULT_COMMAND
-    parser = parsers[name]
+    parser = command_parser(prog, COMMANDS[name])
     args = parser.parse_args(rest)  # exits 2 on a usage error
     args.command = name
-    drivers.quiet_hamilton_logs(args.debug)
+    quiet_hamilton_logs(args.debug)
     try:
         return COMMANDS[name].run(args)
     except UsageError as exc:

@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from claimgate.errors import UsageError
-from claimgate.execution import drivers
-from claimgate.execution.adapters import adapter_problem
 from claimgate.execution.settings import RunSettings
 from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
 
@@ -112,11 +110,13 @@ def add_max_corpus_bytes(parser: argparse.ArgumentParser) -> None:
 
 def add_execution(parser: argparse.ArgumentParser) -> None:
     """Size limits, ``--executor``, ``--scheduler``, ``--partition-rows`` (gate and audit)."""
+    from claimgate.execution.executors import EXECUTORS  # the executors' module only for the commands that run one
+
     add_max_source_bytes(parser)
     add_max_corpus_bytes(parser)
     parser.add_argument(
         "--executor",
-        choices=drivers.EXECUTORS,
+        choices=EXECUTORS,
         default="local",
         help="Hamilton executor for partitions of the table (default local)",
     )
@@ -149,8 +149,10 @@ def check_execution_options(args: argparse.Namespace) -> None:
     An executor that is unknown or not installed, ``--scheduler`` with the local
     executor, a partition size or a source size limit below 1.
     """
+    from claimgate.execution.executors import check_executor
+
     try:
-        drivers.check_executor(args.executor)
+        check_executor(args.executor)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.partition_rows < 1:
@@ -190,6 +192,8 @@ def load_adapter(spec: str) -> object:
     raises), the attribute is missing, the class cannot be built without arguments, or the object is not
     a watching Hamilton lifecycle adapter (``execution.adapters.adapter_problem``).
     """
+    from claimgate.execution.adapters import adapter_problem  # Hamilton's lifecycle types, only when one is given
+
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise UsageError(f"--adapter must look like package.module:object, got {spec!r}")

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from claimgate.cli.command_list import HELP
 from claimgate.cli.error_lines import print_error
 from claimgate.cli.options import Command, Once, add_max_source_bytes, check_max_source_bytes
 from claimgate.cli.project import check_manifest_schema, resolve_options, schema_sha256
@@ -213,5 +214,5 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-PIN = Command("pin", "pin documentation files into a manifest (create, add, re-pin)", add_pin_arguments, run_pin)
-VERIFY = Command("verify", "check every pin of a manifest and report every problem", add_verify_arguments, run_verify)
+PIN = Command("pin", HELP["pin"], add_pin_arguments, run_pin)
+VERIFY = Command("verify", HELP["verify"], add_verify_arguments, run_verify)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from claimgate.cli.audit import add_document_options, document_inputs, documents_of, resolve_documents
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
+from claimgate.cli.command_list import HELP
 from claimgate.cli.options import Command, add_schema
 from claimgate.errors import UsageError
 from claimgate.io.atomic import check_outputs
@@ -102,8 +103,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_recheck_command(args: argparse.Namespace) -> int:
     """``claimgate recheck``: recheck every ledger row and write the rows."""
-    from claimgate.audit.recheck import recheck_citations
-    from claimgate.io.ledger_file import read_ledger
+    from claimgate.audit.recheck import recheck_citations, recheck_entries
+    from claimgate.io.ledger_file import read_ledger_entries
 
     output = Path(args.output)
     if output.suffix.lower() not in RECHECK_OUTPUTS:
@@ -112,16 +113,19 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     fail_on = fail_on_set(args.fail_on, FAIL_ON_CHOICES)
     extra = check_ci_outputs(args)
     check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
-    from claimgate.execution.drivers import gc_paused
+    from claimgate.runtime.collector import gc_paused
 
     with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
-        ledger = read_ledger(args.ledger)
+        read = read_ledger_entries(args.ledger)  # citation rows only: kept as entries (io.ledger_file.LedgerRead)
+        ledger = read.rows or []
         kinds = {r["kind"] for r in ledger}
-        if "citation" in kinds:
+        rows = []
+        if read.entries is not None or "citation" in kinds:
             documents, maps = current_documents(args)
-            rows = recheck_citations(ledger, documents, source_maps=maps)
-        else:
-            rows = []
+            if read.entries is not None:
+                rows = recheck_entries(read.entries, read.row, documents, source_maps=maps)
+            else:
+                rows = recheck_citations(ledger, documents, source_maps=maps)
         if "request" in kinds:
             rows = sorted([*rows, *recheck_requests(ledger, args)], key=lambda r: r["ledger_line"])
         (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)
@@ -137,6 +141,4 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     return exit_status(statuses, fail_on)
 
 
-COMMAND = Command(
-    "recheck", "recheck a ledger against the documents as they are now", add_arguments, run_recheck_command
-)
+COMMAND = Command("recheck", HELP["recheck"], add_arguments, run_recheck_command)

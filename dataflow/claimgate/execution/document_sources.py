@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hamilton import driver
+if TYPE_CHECKING:  # a type only: naming the documents (``recheck --corpus-dir``) imports no Hamilton
+    from hamilton import driver
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ No decision is taken here.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,7 +36,7 @@ from claimgate.execution.executors import (  # noqa: F401  (re-exported)
     ray_session,
     task_executor,
 )
-from claimgate.execution.hamilton_logs import quiet_refusals
+from claimgate.execution.hamilton_logs import quiet_hamilton_logs, quiet_refusals  # noqa: F401  (drivers.quiet_hamilton_logs)
 from claimgate.execution.progress import ProgressBar
 from claimgate.execution.settings import RunSettings
 from claimgate.gate import batching as gate_batching
@@ -55,12 +54,6 @@ quiet_refusals()  # the API's refusals print nothing through Hamilton's loggers 
 
 #: How a run runs when the caller says nothing: whole-table, local, the loaders' size limits.
 LOCAL = RunSettings()
-
-
-def quiet_hamilton_logs(debug: bool = False) -> None:
-    """Keep Hamilton's own error banner off stderr unless ``debug`` (refusals print one line)."""
-    logging.getLogger("hamilton").setLevel(logging.DEBUG if debug else logging.CRITICAL)
-    quiet_refusals(show=debug)
 
 
 def _builder(modules: tuple, config: dict, remote_executor: object | None, adapters: tuple = ()) -> driver.Builder:

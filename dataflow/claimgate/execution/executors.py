@@ -4,14 +4,13 @@
 executor whose workers die with the run (``execution.workers``), whose Dask cluster is
 closed on exit and on SIGTERM (``runtime.signals``), and whose scheduler address is
 checked before a client connects (``execution.dask_scheduler``). Dask and Ray are
-extras (``claimgate[dask]``, ``claimgate[ray]``), imported only when chosen. ``gc_paused``
+extras (``claimgate[dask]``, ``claimgate[ray]``), imported only when chosen. ``gc_paused`` (``runtime.collector``)
 pauses the cyclic collector for bulk builds.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib.util
 import logging
 import sys
@@ -22,6 +21,7 @@ from claimgate.errors import ExecutionError
 from claimgate.execution import dask_scheduler
 from claimgate.execution import workers as workers_module
 from claimgate.runtime import signals
+from claimgate.runtime.collector import gc_paused  # noqa: F401  (re-exported: executors.gc_paused)
 
 EXECUTORS = ("local", "multiprocessing", "dask", "ray")
 #: The modules an executor needs that are not installed with claimgate itself: each comes with an extra
@@ -95,23 +95,6 @@ def executor_failures(client: object | None = None) -> Iterator[None]:
         if failure is None:
             raise
         raise failure from None
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a bulk build, restoring it afterwards.
-
-    A batch run allocates millions of long-lived containers (raw case rows, result
-    dicts); each automatic collection rescans all of them, which cost about 40% of a
-    50,000-case run. Nothing built here forms reference cycles that need collecting.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @contextlib.contextmanager

@@ -32,10 +32,24 @@ class RefusalFilter(logging.Filter):
         return not isinstance(exc, ClaimgateError)
 
 
-def quiet_refusals(show: bool = False) -> None:
-    """Add ``RefusalFilter`` to ``HAMILTON_ERROR_LOGGERS`` (idempotent); ``show=True`` lets refusals through."""
-    RefusalFilter.show = show
+def quiet_refusals(show: bool | None = None) -> None:
+    """Add ``RefusalFilter`` to ``HAMILTON_ERROR_LOGGERS`` (idempotent); ``show=True`` lets refusals through.
+
+    ``None`` leaves ``show`` as it is: importing ``execution.drivers`` after the command line's
+    ``--debug`` was applied (commands are imported lazily) does not hide the refusals again.
+    """
+    if show is not None:
+        RefusalFilter.show = show
     for name in HAMILTON_ERROR_LOGGERS:
         logger = logging.getLogger(name)
         if not any(isinstance(existing, RefusalFilter) for existing in logger.filters):
             logger.addFilter(RefusalFilter())
+
+
+def quiet_hamilton_logs(debug: bool = False) -> None:
+    """Keep Hamilton's own error banner off stderr unless ``debug`` (refusals print one line).
+
+    Needs no import of Hamilton: it sets the level of the ``hamilton`` logger, which Hamilton's loggers inherit.
+    """
+    logging.getLogger("hamilton").setLevel(logging.DEBUG if debug else logging.CRITICAL)
+    quiet_refusals(show=debug)

@@ -18,10 +18,12 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
 from claimgate.errors import IngestionError
+from claimgate.io.json_text import has_long_digit_run, lines_with_long_digit_runs
 
 #: The schema version every row carries (``schema``); a row of another version is refused.
 LEDGER_SCHEMA = "claimgate.ledger/1"
@@ -94,10 +96,17 @@ def _row_problem(row: object) -> str:
 
 
 def _loads(line: bytes) -> object:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:  # a lone surrogate escape orjson refuses; the standard parser decides
-        return json.loads(line.decode("utf-8"))
+    """One line as ``json.loads`` reads it: ``orjson`` where that gives the same value (``io.json_text``'s guard)."""
+    if not has_long_digit_run(line):  # 19+ digits: an integer orjson would read as a float
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:  # a lone surrogate escape orjson refuses; the standard parser decides
+            pass
+    return json.loads(line.decode("utf-8"))
+
+
+#: What a canonical line holds just before its ``schema`` field (``_seal_holds``).
+_SCHEMA_FIELD = b'"schema":' + orjson.dumps(LEDGER_SCHEMA)
 
 
 def _seal_holds(line: bytes, row: dict) -> bool:
@@ -105,28 +114,34 @@ def _seal_holds(line: bytes, row: dict) -> bool:
 
     The sealed field sits just before ``schema`` in a canonical line; the line without it is the canonical
     body whose SHA-256 the field holds. A line that is not canonical is checked by re-encoding instead.
+    The body is hashed in two pieces of the line (no copy of it).
     """
     digest = row["row_sha256"]
     if not isinstance(digest, str):
         return False
-    schema = b'"schema":' + orjson.dumps(LEDGER_SCHEMA)
-    body = line.replace(b'"row_sha256":"' + digest.encode("ascii", "replace") + b'",' + schema, schema, 1)
-    return body != line and hashlib.sha256(body).hexdigest() == digest
+    field = b'"row_sha256":"' + digest.encode("ascii", "replace") + b'",'
+    at = line.find(field + _SCHEMA_FIELD)
+    if at < 0:
+        return False
+    view = memoryview(line)
+    body = hashlib.sha256(view[:at])
+    body.update(view[at + len(field) :])
+    return body.hexdigest() == digest
 
 
-def read_ledger(path: str | Path) -> list[dict]:
-    """Every row of the ledger at ``path``, in file order (list of dicts as written).
-
-    Raises ``IngestionError``: ``ledger_invalid`` (unreadable file, a line that is not JSON
-    or not a ledger row of :data:`LEDGER_SCHEMA`, or no row at all), ``ledger_truncated`` (the
-    last line has no newline), ``ledger_row_edited`` (a row's ``row_sha256`` does not match).
-    """
+def _ledger_bytes(path: str | Path) -> bytes:
+    """The ledger file's bytes; ``ledger_invalid`` when unreadable, ``ledger_truncated`` without a last newline."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise IngestionError("ledger_invalid", f"{path}: {exc.strerror or exc}") from None
     if data and not data.endswith(b"\n"):
         raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (cut short)")
+    return data
+
+
+def _rows_reference(path: str | Path, data: bytes) -> list[dict]:
+    """The rows of ``data``, one line at a time, each refusal at the first line that has it (``read_ledger``)."""
     rows = []
     for number, line in enumerate(data.splitlines(), 1):
         try:
@@ -142,6 +157,137 @@ def read_ledger(path: str | Path) -> list[dict]:
     if not rows:
         raise IngestionError("ledger_invalid", f"{path}: no ledger row")
     return rows
+
+
+def read_ledger_reference(path: str | Path) -> list[dict]:
+    """``read_ledger`` one line at a time: the executable statement of what it returns and refuses (tests)."""
+    return _rows_reference(path, _ledger_bytes(path))
+
+
+_REQUIRED = frozenset(REQUIRED_FIELDS)
+_SEAL_KEY = b'"row_sha256":"'
+_SEAL_TAIL = b'",' + _SCHEMA_FIELD
+
+
+def _sealed_row(line: bytes, row: object) -> bool:
+    """Whether ``row`` (parsed from ``line``) is a ledger row whose seal holds on the bytes as written.
+
+    ``_seal_holds``, with its search cut short where the line is canonical: when the first
+    ``"row_sha256":"`` of the line holds the row's digest followed by the schema field, it is the
+    first place ``_seal_holds`` would find; anything else is left to ``_seal_holds``.
+    """
+    if not (
+        type(row) is dict
+        and row.keys() >= _REQUIRED
+        and row["schema"] == LEDGER_SCHEMA
+        and row["kind"] in LEDGER_KINDS
+        and type(row["sources"]) is dict
+    ):
+        return False
+    digest, at = row["row_sha256"], line.find(_SEAL_KEY)
+    if type(digest) is not str or at < 0:
+        return _seal_holds(line, row)
+    start = at + len(_SEAL_KEY)
+    end = start + len(digest)
+    if line[start:end] != digest.encode("ascii", "replace") or not line.startswith(_SEAL_TAIL, end):
+        return _seal_holds(line, row)
+    return hashlib.sha256(line[:at] + line[end + 2 :]).hexdigest() == digest
+
+
+def _rows_in_bulk(lines: list[bytes], long_runs: set[int], keep=None) -> list | None:
+    """The rows of ``lines`` when every line is a ledger row sealed as written; ``None`` at any doubt.
+
+    One pass: each line is parsed, its shape checked and its seal hashed while the row is fresh (a row
+    read back later costs cache misses). ``long_runs``: the lines holding 19+ digits in a row (0-based),
+    read again by the standard parser as ``_loads`` does. ``keep(line number, row)`` gives what is kept
+    of each row (the row by default), raising ``LookupError`` or ``TypeError`` for a row it cannot take.
+    A line that fails a check, or whose seal holds only after re-encoding, gives ``None``: the caller
+    reads the file line by line (``_rows_reference``), which decides and words the refusal.
+    """
+    loads, sealed_row = orjson.loads, _sealed_row
+    kept: list = []
+    append = kept.append
+    try:
+        for number, line in enumerate(lines, 1):
+            row = loads(line)
+            if not sealed_row(line, row):
+                return None
+            append(row if keep is None else keep(number, row))
+        for index in long_runs:  # 19+ digits: as json.loads reads them
+            row = _loads(lines[index])
+            if not sealed_row(lines[index], row):
+                return None
+            kept[index] = row if keep is None else keep(index + 1, row)
+    except (UnicodeDecodeError, ValueError, LookupError, TypeError):  # orjson.JSONDecodeError is a ValueError
+        return None
+    return kept or None
+
+
+def read_ledger(path: str | Path) -> list[dict]:
+    """Every row of the ledger at ``path``, in file order (list of dicts as written, as ``json.loads`` reads them).
+
+    Raises ``IngestionError``: ``ledger_invalid`` (unreadable file, a line that is not JSON
+    or not a ledger row of :data:`LEDGER_SCHEMA`, or no row at all), ``ledger_truncated`` (the
+    last line has no newline), ``ledger_row_edited`` (a row's ``row_sha256`` does not match).
+    Rules: docs/recheck-rules.md, "Refusals".
+
+    A ledger as claimgate writes it is read in bulk (``orjson``, seals checked on the bytes as
+    written); anything else, and every refusal, goes through ``read_ledger_reference``, so the
+    rows and the one-line refusals are the same either way (tested on random and damaged files).
+    """
+    data = _ledger_bytes(path)
+    lines = data.splitlines()
+    rows = _rows_in_bulk(lines, lines_with_long_digit_runs(data))
+    return rows if rows is not None else _rows_reference(path, data)
+
+
+def citation_entry(line: int, row: dict) -> tuple:
+    """``(ledger line, doc_id, sources, recorded sha256, citation_id, verdict, spans)`` of a citation row.
+
+    What a recheck of an unchanged document needs (``audit.recheck.recheck_entries``); ``recorded`` is
+    ``sources.get(doc_id)``. Raises ``LookupError`` for a row of another kind, one lacking a field, or one
+    whose ``doc_id`` is no string or whose recorded hash is neither a string nor ``None`` (such rows are
+    rechecked one by one, ``audit.recheck.recheck_citations_reference``).
+    """
+    doc_id, sources = row["doc_id"], row["sources"]
+    recorded = sources.get(doc_id) if type(doc_id) is str else None
+    if row["kind"] != "citation" or type(doc_id) is not str or not (recorded is None or type(recorded) is str):
+        raise LookupError(row["kind"])
+    return line, doc_id, sources, recorded, row["citation_id"], row["verdict"], row["spans"]
+
+
+class LedgerRead(NamedTuple):
+    """A ledger read for a recheck: its ``lines`` as written and either ``entries`` or ``rows``.
+
+    ``entries`` (``citation_entry`` of each row, in file order) when every row is a citation row read in
+    bulk, so the rows themselves are not kept (``row(line)`` reads one again); else ``rows``
+    (``read_ledger``'s) and ``entries`` is ``None``.
+    """
+
+    lines: list[bytes]
+    entries: list[tuple] | None
+    rows: list[dict] | None
+
+    def row(self, line: int) -> dict:
+        """The full row at ``line`` (1-based), read as ``read_ledger`` reads it."""
+        return self.rows[line - 1] if self.rows is not None else _loads(self.lines[line - 1])
+
+
+def read_ledger_entries(path: str | Path) -> LedgerRead:
+    """The ledger at ``path`` as a recheck reads it: the same checks and refusals as ``read_ledger``.
+
+    A ledger of citation rows only, as claimgate writes it, keeps each row's ``citation_entry`` and lets
+    the rest of the row go as soon as it is checked (the fingerprint's tokens, the quote: most of the
+    memory and of the cache misses); any other ledger gives ``read_ledger``'s rows.
+    """
+    data = _ledger_bytes(path)
+    lines = data.splitlines()
+    long_runs = lines_with_long_digit_runs(data)
+    entries = _rows_in_bulk(lines, long_runs, citation_entry)
+    if entries is not None:
+        return LedgerRead(lines, entries, None)
+    rows = _rows_in_bulk(lines, long_runs)
+    return LedgerRead(lines, None, rows if rows is not None else _rows_reference(path, data))
 
 
 def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:

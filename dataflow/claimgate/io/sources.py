@@ -38,8 +38,7 @@ import stat
 import unicodedata
 from collections.abc import Mapping, Sized
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from claimgate.errors import IngestionError
 from claimgate.io.files import (
@@ -52,6 +51,9 @@ from claimgate.io.files import (
 )
 from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
 from claimgate.textlines import LINE_TERMINATORS
+
+if TYPE_CHECKING:  # pandas only where a frame is built: reading a corpus or a manifest needs none
+    import pandas as pd
 
 MANIFEST_FIELDS = ("source_id", "version", "path", "url", "sha256")
 DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # 16 MiB: one source file or corpus document (docs/gate-rules.md)
@@ -332,6 +334,8 @@ class SourceReader:
 
 def sources_frame(records: list[dict]) -> pd.DataFrame:
     """Build the ``verified_sources`` frame from records with the manifest fields and ``text``."""
+    import pandas as pd
+
     rows = [
         {**{f: r[f] for f in MANIFEST_FIELDS}, "document_revision": document_revision(r), "text": r["text"]}
         for r in records

@@ -14,11 +14,14 @@ import io
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
-import pandas as pd
 
 from claimgate.io.atomic import write_atomic
+
+if TYPE_CHECKING:  # a frame is only written by write_csv, which takes one made elsewhere
+    import pandas as pd
 
 
 def valid_unicode(text: str) -> str:
