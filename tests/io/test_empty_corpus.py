@@ -1,4 +1,4 @@
-"""An empty corpus is refused the same way whatever holds it: ``invalid_corpus`` (``io.sources.refuse_empty_corpus``).
+"""An empty corpus is refused the same way whatever holds it: ``invalid_corpus`` (``io.corpus_file``).
 
 An empty folder was refused while an empty JSON corpus ``{}`` (and an empty dict given to ``Audit``) was
 accepted, so every quote came back ``not_found`` instead of the run being refused.
@@ -11,8 +11,8 @@ import json
 import pytest
 from claimgate.api import Audit
 from claimgate.errors import IngestionError
+from claimgate.io.corpus_file import read_corpus, refuse_empty_corpus
 from claimgate.io.documents import read_document_folder
-from claimgate.io.sources import read_corpus, refuse_empty_corpus
 
 from ..helpers import cli
 

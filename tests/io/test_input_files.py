@@ -16,8 +16,9 @@ from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.execution.settings import RunSettings
 from claimgate.gate.schema import load_schema
+from claimgate.io.corpus_file import read_corpus
 from claimgate.io.files import NotRegularFileError, TooLargeError, open_regular, read_regular_bytes
-from claimgate.io.sources import read_corpus, read_manifest
+from claimgate.io.sources import read_manifest
 from claimgate.io.tables import read_case_rows, read_citation_rows
 
 from ..helpers import pin_sources

@@ -17,8 +17,9 @@ from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.execution.settings import RunSettings
+from claimgate.io.corpus_file import read_corpus, refuse_empty_corpus
 from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, refuse_empty_corpus
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
 from claimgate.io.tables import citation_table_frame
 
 __all__ = ["Audit"]
@@ -73,7 +74,7 @@ class Audit:
         A folder is read by ``io.documents.read_document_folder`` (files matching ``glob``; ``doc_id`` the
         relative path with ``/``; see docs/documents.md). Raises ``IngestionError``: ``invalid_corpus``
         (a missing path, a bad JSON file, a dict with an empty id or a non-string text) or a folder's
-        refusals (an empty dict, file ``{}`` or folder, as ``io.sources.refuse_empty_corpus``;
+        refusals (an empty dict, file ``{}`` or folder, as ``io.corpus_file.refuse_empty_corpus``;
         ``unsupported_document``, ``unreadable_document``, ``document_too_large``…).
         """
         if cache is not None:

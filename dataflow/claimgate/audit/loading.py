@@ -12,9 +12,10 @@ from __future__ import annotations
 import pandas as pd
 from hamilton.function_modifiers import config
 
+from claimgate.io.corpus_file import read_corpus, refuse_empty_corpus
 from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
 from claimgate.io.pinned_pages import read_pinned_documents
-from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES, read_corpus, refuse_empty_corpus
+from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
 from claimgate.io.tables import citation_table_frame, read_citation_rows
 
 
@@ -31,7 +32,7 @@ def pinned_documents(
     Columns of ``io.documents.DOCUMENT_COLUMNS`` (``doc_id`` is the ``source_id``): ``doc_id, path,
     extractor, text`` (str), ``source_map`` (object); ``io.pinned_pages.read_pinned_documents``. Limits in
     bytes; raises its ``IngestionError`` (``hash_mismatch``…): the whole run is refused, and
-    ``invalid_corpus`` for a manifest that pins no source (``io.sources.refuse_empty_corpus``: an audit
+    ``invalid_corpus`` for a manifest that pins no source (``io.corpus_file.refuse_empty_corpus``: an audit
     over no document would call every quote ``not_found``; the gate accepts such a manifest).
     """
     frame = read_pinned_documents(load_manifest, max_source_bytes, max_corpus_bytes, cache_dir, html_main_content)
@@ -60,7 +61,7 @@ def source_documents__corpus(
     """Original text of every document of a corpus file ``{doc_id: text}`` (file order).
 
     Limits in bytes: ``max_source_bytes`` per document (``document_too_large``),
-    ``max_corpus_bytes`` for the file (``corpus_too_large``); see ``sources.read_corpus``.
+    ``max_corpus_bytes`` for the file (``corpus_too_large``); see ``io.corpus_file.read_corpus``.
     """
     return read_corpus(corpus_path, max_source_bytes, max_corpus_bytes)
 

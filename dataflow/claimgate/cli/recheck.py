@@ -26,9 +26,10 @@ def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
     """Today's ``({doc_id: text}, {doc_id: source map})`` from ``--corpus`` (no map), ``--manifest`` (hashes
     verified on the bytes as written) or ``--corpus-dir``: pages read as the audit read them, with the source
     maps of their rendered Markdown and reStructuredText pages and PDFs (docs/documents.md)."""
+    from claimgate.io.corpus_file import read_corpus
     from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
     from claimgate.io.pinned_pages import read_pinned_documents
-    from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_corpus, read_manifest
+    from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest
 
     if args.corpus is not None:
         return read_corpus(args.corpus), {}

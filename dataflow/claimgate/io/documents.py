@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.errors import IngestionError
+from claimgate.io.corpus_file import refuse_empty_corpus
 from claimgate.io.extraction_cache import cached_extract
 from claimgate.io.files import NotRegularFileError, TooLargeError, file_kind, open_regular_beneath, read_capped
 from claimgate.io.html_text import MAX_HTML_DEPTH, html_visible_text  # noqa: F401  (re-exported)
@@ -41,7 +42,7 @@ from claimgate.io.pdf_text import (  # noqa: F401  (MAX_PDF_* and pdf_text re-ex
     pdf_text_and_pages,
 )
 from claimgate.io.rst_text import rst_visible_text
-from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, refuse_empty_corpus
+from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
 from claimgate.io.visible_text import PdfPages, VisibleText
 
 #: Extractor name for each supported file extension (lower case).

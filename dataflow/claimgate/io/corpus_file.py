@@ -1,0 +1,75 @@
+"""Reading a plain corpus file ``{doc_id: text}``, and the one rule for a corpus with no document.
+
+Why this module exists: a corpus file is the audit's simplest source of documents (no manifest, no
+folder); its checks (strict UTF-8 JSON, unique non-empty ids, string texts, byte limits) and the refusal of
+an empty corpus, which every reader of documents calls, live here. Rules: docs/documents.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sized
+from pathlib import Path
+
+from claimgate.errors import IngestionError
+from claimgate.io.files import TooLargeError, read_utf8_text
+from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
+from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
+
+
+def refuse_empty_corpus(documents: Sized, detail: str) -> None:
+    """The one rule for a corpus with no document: ``IngestionError`` ``invalid_corpus`` with ``detail``.
+
+    ``documents`` is what was found (a mapping, a list of pages, their rows); an empty one refuses the
+    run, whether it is an empty corpus file ``{}``, an empty ``{doc_id: text}`` dict, an empty folder or
+    a folder with no page an extractor reads: an empty corpus would call every quote ``not_found``
+    (docs/documents.md, "An empty corpus").
+    """
+    if len(documents) == 0:
+        raise IngestionError("invalid_corpus", f"{detail}: an empty corpus would call every quote not_found")
+
+
+def read_corpus(
+    corpus_path: str | Path,
+    max_document_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
+    max_corpus_bytes: int = DEFAULT_MAX_CORPUS_BYTES,
+) -> dict[str, str]:
+    """Read a plain corpus file ``{doc_id: text}`` (JSON object of strings).
+
+    Raises ``IngestionError``: ``invalid_corpus`` (missing, not a regular file, not UTF-8
+    JSON, not an object, an empty object ``{}``: ``refuse_empty_corpus``, a document id listed
+    twice, an empty id or a value that is not a string); ``corpus_too_large`` (the file holds
+    more than ``max_corpus_bytes`` bytes: no more than that plus one byte is read);
+    ``document_too_large`` (a document's text is more than ``max_document_bytes`` bytes in
+    UTF-8, the ``--max-source-bytes`` limit, which bounds the memory that matching one
+    document takes).
+    """
+    path = Path(corpus_path)
+    try:
+        text = read_utf8_text(path, "invalid_corpus", "corpus", limit=max_corpus_bytes)
+    except TooLargeError:
+        raise IngestionError("corpus_too_large", f"{path.name}: more than {max_corpus_bytes} bytes") from None
+    try:
+        document = loads_json(text, object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
+    except json.JSONDecodeError as exc:
+        raise IngestionError("invalid_corpus", f"{path}: {exc.msg} at line {exc.lineno}") from None
+    del text  # the parsed strings are all that is kept
+    if not isinstance(document, dict):
+        raise IngestionError("invalid_corpus", "expected a JSON object {doc_id: text}")
+    refuse_empty_corpus(document, f"no document in {path}")
+    for doc_id, text in document.items():
+        if not doc_id:
+            raise IngestionError("invalid_corpus", "a document id is empty")
+        if not isinstance(text, str):
+            raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}, not a string")
+        # A character is 1 to 4 bytes in UTF-8: only texts that might be over the limit are encoded.
+        if len(text) > max_document_bytes // 4 and _utf8_length(text) > max_document_bytes:
+            raise IngestionError("document_too_large", f"document {doc_id!r}: more than {max_document_bytes} bytes")
+    return document
+
+
+def _utf8_length(text: str) -> int:
+    """Length of ``text`` in UTF-8 bytes (a lone surrogate from a JSON escape counts 3, as escaped)."""
+    return len(text.encode("utf-8", "surrogatepass"))
