@@ -207,6 +207,10 @@ def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
         raise _unloadable(exc) from None
 
 
+class _OtherRules(DamagedCacheError):
+    """A cache file of another format or normalizer: not damaged, only not reusable as a base."""
+
+
 class _NoTexts(dict):
     """The texts of a base index: none are stored, none are needed (a reused part is tokens, not text)."""
 
@@ -240,10 +244,6 @@ def read_base(path: Path) -> tuple[CorpusIndex, list[bytes]] | None:
         return _index_from(payload, _NoTexts()), _digests_from(payload)
     except Exception as exc:  # noqa: BLE001 - as above: rebuild
         raise _unloadable(exc) from None
-
-
-class _OtherRules(Exception):
-    """A cache file of another format or normalizer: not damaged, only not reusable."""
 
 
 def newest_base(cache_dir: str | Path, key: str) -> tuple[CorpusIndex, list[bytes]] | None:

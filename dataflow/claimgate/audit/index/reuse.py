@@ -90,7 +90,9 @@ def reused_index(
         reused.append(b if in_place[k] else by_digest.get(digests[doc_id], -1))
     if all(b < 0 for b in reused):  # nothing to reuse (another corpus): the build alone
         return build(documents)
-    fresh = build({d: documents[d] for d, b in zip(doc_ids, reused) if b < 0})
+    new_texts = {d: documents[d] for d, b in zip(doc_ids, reused) if b < 0}
+    empty = Postings.empty()
+    fresh = build(new_texts) if new_texts else CorpusIndex([], DocumentTable([], [], []), {}, [], empty, empty)
     fresh_table = _table(fresh)
     # one vocabulary: the base's ids stay, the fresh index's new strings come after them
     strings, vocab, n_known = list(base.strings), dict(base.vocab), len(base.strings)
