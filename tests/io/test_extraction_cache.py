@@ -144,7 +144,7 @@ _HTML_PARTS = st.sampled_from(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(_HTML_PARTS, max_size=25).map("".join), min_size=1, max_size=4), st.booleans())
-def test_cached_html_extraction_equals_a_fresh_one_and_a_warm_read_extracts_nothing(pages, main_content) -> None:
+def test_cached_html_extraction_equals_a_fresh_one_and_a_warm_read_extracts_nothing(pages, main_content, calls):
     with tempfile.TemporaryDirectory() as tmp:
         folder, cache = Path(tmp) / "site", Path(tmp) / "cache"
         folder.mkdir()
@@ -152,19 +152,9 @@ def test_cached_html_extraction_equals_a_fresh_one_and_a_warm_read_extracts_noth
             (folder / f"p{i}.html").write_text(page, encoding="utf-8")
         fresh = read_document_folder(folder, html_main_content=main_content)
         read_document_folder(folder, cache_dir=cache, html_main_content=main_content)
-        calls = [0]
-        real = documents.html_visible_text
-
-        def counting(*args, **kwargs):
-            calls[0] += 1
-            return real(*args, **kwargs)
-
-        documents.html_visible_text = counting
-        try:
-            warm = read_document_folder(folder, cache_dir=cache, html_main_content=main_content)
-        finally:
-            documents.html_visible_text = real
-        assert calls[0] == 0
+        extracted = calls["html"]
+        warm = read_document_folder(folder, cache_dir=cache, html_main_content=main_content)
+        assert calls["html"] == extracted  # nothing extracted again
         assert _frame_values(warm) == _frame_values(fresh)
 
 

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.audit.index.test_index_build import _TEXT, TOKEN_SCAN_DOCS, _readable
+from tests.audit.index.test_index_cache import _counting_build
 
 DOCS, _, _, _ = make_corpus(40, 11)
 IDS = sorted(DOCS)
@@ -158,17 +159,6 @@ def test_cached_index_after_random_edit_sequences_equals_a_cold_index(start: dic
 
 
 # ------------------------------------------------------------------ through the cache and the API
-
-
-def _counting_build(monkeypatch) -> list[int]:
-    calls: list[int] = []
-
-    def build(documents):
-        calls.append(len(documents))
-        return build_corpus_index(documents)
-
-    monkeypatch.setattr("claimgate.audit.stages.build_corpus_index", build)
-    return calls
 
 
 @pytest.mark.parametrize("kind", ["edit", "addition", "removal", "rename", "duplicate_texts_under_two_ids"])
