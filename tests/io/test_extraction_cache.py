@@ -143,7 +143,9 @@ _HTML_PARTS = st.sampled_from(
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.lists(_HTML_PARTS, max_size=25).map("".join), min_size=1, max_size=4), st.booleans())
+@given(
+    pages=st.lists(st.lists(_HTML_PARTS, max_size=25).map("".join), min_size=1, max_size=4), main_content=st.booleans()
+)
 def test_cached_html_extraction_equals_a_fresh_one_and_a_warm_read_extracts_nothing(pages, main_content, calls):
     with tempfile.TemporaryDirectory() as tmp:
         folder, cache = Path(tmp) / "site", Path(tmp) / "cache"
