@@ -29,7 +29,7 @@ import numpy as np
 
 from claimgate.audit.index.build import _ExtraKeys, _postings
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
-from claimgate.audit.index.postings import Postings, _Packing
+from claimgate.audit.index.postings import Postings
 from claimgate.audit.index.types import CorpusIndex
 
 
@@ -162,31 +162,46 @@ def _spliced_postings(
     ``doc_map``: base document -> merged number, -1 when not kept in place; ``renumbered``:
     base token id -> merged id (``None``: the same); ``n_ids``: the merged vocabulary's size.
     A kept document's keys are its own (tokens, adjacent pairs, joined words), so they
-    carry over; both mappings keep their order, so the kept postings stay sorted and the
-    few rebuilt ones are inserted (one ``searchsorted``, no sort of the corpus). When ids and documents do not pack
-    into 63 bits, every posting is built again.
+    carry over; both mappings keep their order, so the kept postings stay sorted in
+    compressed-row form and the rebuilt ones are inserted at their places (found by one
+    ``searchsorted``): no sort of the corpus's postings.
     """
-    packing = _Packing.fitting(n_ids, len(merged))
-    if packing is None:
-        return _postings_of(merged, np.arange(len(merged)), n_ids)
     others = np.flatnonzero(rebuilt)
+    fresh = _postings_of(merged, others, n_ids)
     out = []
-    for old, new, pairs in zip((base.token_postings, base.pair_postings), _postings_of(merged, others, n_ids), (0, 1)):
-        keys, docs = old.expanded()
-        docs = doc_map[docs]
-        kept = docs >= 0
-        keys, docs = keys[kept], docs[kept]
+    for old, new, pairs in zip((base.token_postings, base.pair_postings), fresh, (False, True)):
+        keys = old.keys
         if renumbered is not None:
             keys = (renumbered[keys >> 32] << 32) | renumbered[keys & 0xFFFFFFFF] if pairs else renumbered[keys]
-        placed = packing.pack(keys, docs)
+        mapped = doc_map[old.docs]
+        kept = mapped >= 0
+        counts = np.add.reduceat(kept, old.offsets[:-1].astype(np.int64), dtype=np.int64) if len(keys) else keys
+        held = counts > 0
         new_keys, new_docs = new.expanded()
-        added = np.sort(packing.pack(new_keys, others[new_docs]))
-        spliced = np.insert(placed, np.searchsorted(placed, added), added)
-        doc_bits = (1 << packing.doc_bits) - 1
-        out.append(
-            Postings.from_sorted(packing.unpack_key(packing.key_part(spliced)), (spliced & doc_bits).astype(np.int32))
-        )
+        out.append(_inserted(keys[held], counts[held], mapped[kept], new_keys, others[new_docs], len(merged)))
     return out[0], out[1]
+
+
+def _inserted(keys, counts, docs, new_keys, new_docs, n_docs: int) -> Postings:
+    """Postings of ``keys`` (ascending; ``counts[i]`` documents each, ``docs`` end to end, ascending per key)
+    with the pairs ``(new_keys[j], new_docs[j])`` added (none of them already there)."""
+    order = np.lexsort((new_docs, new_keys))
+    new_keys, new_docs = new_keys[order], new_docs[order]
+    at_key = np.searchsorted(keys, new_keys)
+    present = at_key < len(keys)
+    present[present] = keys[at_key[present]] == new_keys[present]
+    # each posting ranked by (its key's place, document): ascending, so one searchsorted places every new pair
+    span = n_docs + 1
+    ranked = np.repeat(np.arange(len(keys), dtype=np.int64) * span, counts) + docs
+    places = np.searchsorted(ranked, at_key * span + np.where(present, new_docs, -1))
+    all_docs = np.insert(docs, places, new_docs).astype(np.int32)
+    added = np.unique(new_keys[~present])
+    all_keys = np.insert(keys, np.searchsorted(keys, added), added)
+    all_counts = np.insert(counts, np.searchsorted(keys, added), 0)
+    np.add.at(all_counts, np.searchsorted(all_keys, new_keys), 1)
+    offsets = np.zeros(len(all_keys) + 1, np.int64 if len(all_docs) >= 1 << 31 else np.int32)
+    np.cumsum(all_counts, out=offsets[1:])
+    return Postings(all_keys.astype(np.int64), offsets, all_docs)
 
 
 def _per_document_parts(table: DocumentTable, fresh: DocumentTable, fresh_ids: np.ndarray, sources: np.ndarray):
