@@ -185,3 +185,16 @@ def test_a_refreshed_folder_audit_extracts_only_the_edited_page(site, tmp_path, 
     assert calls == {"markdown": 1, "rst": 1, "html": 2, "pdf": 1}
     quote = [{"citation_id": "c", "doc_id": "page.html", "quote": "uploads are limited per hour"}]
     assert audit.check(quote)["gate_verdict"][0] == "found"
+
+
+def test_entries_are_private_and_a_left_over_temporary_is_never_read(site, tmp_path, calls):
+    cache = tmp_path / "cache"
+    cold = read_document_folder(site, cache_dir=cache)
+    folder = cache / "extracted"
+    assert {oct(p.stat().st_mode & 0o777) for p in folder.iterdir()} == {"0o600"}
+    key = extraction_cache.entry_key((site / "page.html").read_bytes(), "html")
+    planted = json.dumps({"key": key, "text": "planted"})
+    (folder / f".{key}.json.abc123.tmp").write_text(planted, encoding="utf-8")
+    warm = read_document_folder(site, cache_dir=cache)  # a killed run's temporary is not an entry
+    assert _frame_values(warm) == _frame_values(cold)
+    assert calls["html"] == 1
