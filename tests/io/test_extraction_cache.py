@@ -192,6 +192,7 @@ def test_entries_are_private_and_a_left_over_temporary_is_never_read(site, tmp_p
     cold = read_document_folder(site, cache_dir=cache)
     folder = cache / "extracted"
     assert {oct(p.stat().st_mode & 0o777) for p in folder.iterdir()} == {"0o600"}
+    assert oct(folder.stat().st_mode & 0o777) == oct(cache.stat().st_mode & 0o777) == "0o700"
     key = extraction_cache.entry_key((site / "page.html").read_bytes(), "html")
     planted = json.dumps({"key": key, "text": "planted"})
     (folder / f".{key}.json.abc123.tmp").write_text(planted, encoding="utf-8")

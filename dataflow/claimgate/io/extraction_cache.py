@@ -100,6 +100,8 @@ def _int64s(values: np.ndarray) -> array:
 def _write_entry(path: Path, data: bytes) -> None:
     """``data`` into ``path`` atomically: a private temporary beside it (``0o600``), renamed over it.
 
+    The cache folder and its ``extracted`` folder are created ``0o700`` when missing.
+
     Lighter than :func:`claimgate.io.atomic.write_atomic`, which scans the folder for stale
     temporaries and fsyncs on every write (quadratic in the pages of a site, and a disk flush
     per page): an entry is a cache, so a torn one after a crash only reads back as damaged and
@@ -107,7 +109,8 @@ def _write_entry(path: Path, data: bytes) -> None:
     """
     temporary = None
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the cache folder, as the index's
+        path.parent.mkdir(mode=0o700, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
