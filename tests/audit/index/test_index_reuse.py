@@ -256,6 +256,21 @@ def test_base_with_bad_text_digests_is_damaged(tmp_path: Path, monkeypatch, caps
     assert calls == [len(BASE)] and err.count("warning:") == 1 and "cannot be loaded" in err
 
 
+def test_consistent_base_whose_parts_do_not_fit_gives_one_warning_and_a_cold_build(tmp_path, monkeypatch, capsys):
+    real = index_cache._payload
+
+    def forged(index, digests):
+        payload = real(index, digests)
+        payload["arrays"]["segments_token_ids"] = payload["arrays"]["segments_token_ids"] + 10**6  # past the vocabulary
+        return payload
+
+    with monkeypatch.context() as patch:
+        patch.setattr(index_cache, "_payload", forged)
+        _base_file(tmp_path)
+    calls, err = _edited_run_after(tmp_path, monkeypatch, capsys)
+    assert calls[-1] == len(BASE) and err.count("warning:") == 1 and "base not reused" in err  # then built cold
+
+
 def test_base_whose_header_names_another_key_is_damaged(tmp_path: Path, monkeypatch, capsys) -> None:
     path = _base_file(tmp_path)
     payload = path.read_bytes().split(b"\n", 2)[2]

@@ -368,12 +368,27 @@ def cached_corpus_index(
         index = None
     if index is None:
         found = None if base is not None else newest_base(cache_dir, key)
-        index = _reused(*found, documents, digests, build) if found else _reused(base, None, documents, digests, build)
+        index = _reused_from_file(found, documents, digests, build) if found else None
+        if index is None:
+            index = _reused(base, None, documents, digests, build)
         try:
             store_index(cache_dir, key, index, digests)
         except (OSError, OutputError) as exc:
             print(f"warning: index cache not written: {exc}", file=sys.stderr)
     return index
+
+
+def _reused_from_file(found: tuple, documents, digests, build) -> CorpusIndex | None:
+    """``reused_index`` of a base read from a file; ``None`` with one ``warning:`` line if its parts do not fit.
+
+    The file passed every check (:func:`read_base`), but a consistent file can still hold
+    parts that do not fit together (a token id past its vocabulary): fail safe, a cold build.
+    """
+    try:
+        return _reused(*found, documents, digests, build)
+    except Exception as exc:  # noqa: BLE001 - a base that cannot be reused means: build (fail safe)
+        print(f"warning: index cache base not reused: {_unloadable(exc)}", file=sys.stderr)
+        return None
 
 
 def _reused(base, base_digests, documents, digests, build) -> CorpusIndex:
