@@ -50,6 +50,8 @@ class Audit:
         """
         adapters = RunSettings(adapters=tuple(adapters)).adapters  # checked (execution.adapters)
         self._corpus = drivers.index_corpus(documents, extractors, cache, adapters, source_maps)
+        self._cache = cache
+        self._source: tuple | None = None  # (path, glob, html_main_content): what ``refresh`` reads again
 
     @classmethod
     def from_corpus(
@@ -67,7 +69,9 @@ class Audit:
 
         ``cache`` (a folder) keeps the corpus index on disk, keyed by the documents' bytes and the
         normalizer's version: a later ``from_corpus`` of the same documents loads it instead of
-        rebuilding, an edited corpus is rebuilt (see README, "Performance"). Raises ``OutputError``
+        rebuilding; of an edited corpus, it normalizes only the changed and added documents and
+        reuses the others' parts from the newest index there (the same index as a cold build; see
+        docs/python-api.md, "Refreshing an audit"). Raises ``OutputError``
         (a usage error) before any work for an empty ``cache`` path, a ``cache`` that is the corpus
         file, or a ``cache`` inside the corpus folder (its files would be read as documents next time).
 
@@ -84,17 +88,48 @@ class Audit:
                 cache, {"corpus": corpus_file}, input_folders={"corpus": corpus if is_folder else None}, label="cache"
             )
         if isinstance(corpus, Mapping):
-            for doc_id, text in corpus.items():
-                if not (isinstance(doc_id, str) and doc_id):
-                    raise IngestionError("invalid_corpus", f"document id {doc_id!r} is not a non-empty string")
-                if not isinstance(text, str):
-                    raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
-            refuse_empty_corpus(corpus, "no document in the corpus dict")
-            return cls(dict(corpus), cache=cache, adapters=adapters)
-        if Path(corpus).is_dir():
-            frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)
-            return cls._of_frame(frame, cache, adapters)
-        return cls(read_corpus(corpus), cache=cache, adapters=adapters)
+            return cls(_checked_documents(corpus), cache=cache, adapters=adapters)
+        documents, extractors, maps = _read_corpus(corpus, glob, html_main_content, cache)
+        audit = cls(documents, extractors, cache=cache, adapters=adapters, source_maps=maps)
+        audit._source = (corpus, glob, html_main_content)
+        return audit
+
+    def refreshed(self, documents: Mapping[str, str]) -> Audit:
+        """A new audit over ``documents`` (``{doc_id: text}``), re-indexing only the texts this one's index lacks.
+
+        Every document whose text this audit's index holds (unchanged, renamed or copied:
+        matched by the SHA-256 of the text) keeps its part; only changed and added documents
+        are normalized, and the index equals a cold build's (``audit.index.reuse``; rules:
+        docs/python-api.md, "Refreshing an audit"). With this audit's ``cache`` the new index
+        is stored there too. This audit is left as it was. Raises ``IngestionError``
+        ``invalid_corpus`` as ``from_corpus`` does for a dict.
+        """
+        fresh = object.__new__(type(self))
+        fresh._corpus = drivers.index_corpus(_checked_documents(documents), None, self._cache, base=self._corpus)
+        fresh._cache, fresh._source = self._cache, None
+        return fresh
+
+    def refresh(self) -> dict[str, list[str]]:
+        """Read this audit's corpus folder or file again and re-index, in place, only the documents that changed.
+
+        Returns ``{"added", "changed", "removed"}``: sorted lists of doc ids. The new index is
+        built beside the old one and then swapped in as one assignment: a ``check`` running
+        in another thread uses the old index or the new one, never a mix. Raises
+        ``ValueError`` for an audit made from a dict or a manifest (nothing to read again:
+        use :meth:`refreshed`), and the ``IngestionError`` of ``from_corpus`` when the corpus
+        can no longer be read (the audit is then unchanged).
+        """
+        if self._source is None:
+            raise ValueError("this audit was not made from a corpus folder or file: use refreshed(documents)")
+        corpus, glob, html_main_content = self._source
+        documents, extractors, maps = _read_corpus(corpus, glob, html_main_content, self._cache)
+        before = self._corpus.documents
+        self._corpus = drivers.index_corpus(documents, extractors, self._cache, source_maps=maps, base=self._corpus)
+        return {
+            "added": sorted(set(documents) - set(before)),
+            "changed": sorted(d for d in documents if d in before and before[d] != documents[d]),
+            "removed": sorted(set(before) - set(documents)),
+        }
 
     @classmethod
     def from_manifest(
@@ -207,3 +242,24 @@ class Audit:
 
             append_ledger(ledger, answer_ledger_rows(run.result, run.documents, run.source_maps))
         return run.result
+
+
+def _checked_documents(corpus: Mapping) -> dict[str, str]:
+    """``corpus`` as a dict; ``IngestionError`` ``invalid_corpus`` for an empty or non-str id, a non-str text,
+    or no document at all (``io.corpus_file.refuse_empty_corpus``)."""
+    for doc_id, text in corpus.items():
+        if not (isinstance(doc_id, str) and doc_id):
+            raise IngestionError("invalid_corpus", f"document id {doc_id!r} is not a non-empty string")
+        if not isinstance(text, str):
+            raise IngestionError("invalid_corpus", f"document {doc_id!r} is a {type(text).__name__}")
+    refuse_empty_corpus(corpus, "no document in the corpus dict")
+    return dict(corpus)
+
+
+def _read_corpus(corpus: str | Path, glob, html_main_content: bool, cache) -> tuple[dict, dict | None, dict | None]:
+    """``(documents, extractors, source maps)`` of a corpus folder (``read_document_folder``) or JSON file."""
+    if Path(corpus).is_dir():
+        frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)
+        documents = dict(zip(frame["doc_id"], frame["text"]))
+        return documents, dict(zip(frame["doc_id"], frame["extractor"])), frame_source_maps(frame)
+    return read_corpus(corpus), None, None

@@ -269,12 +269,22 @@ def index_corpus(
     cache_dir: str | Path | None = None,
     adapters: tuple = (),
     source_maps: dict | None = None,
+    base: IndexedCorpus | None = None,
 ) -> IndexedCorpus:
     """Index ``documents`` (``{doc_id: text}``) once; ``cache_dir`` keeps the index between processes.
 
     ``adapters`` (checked lifecycle adapters) ride on the driver: the indexing and every later check run with them.
     ``source_maps`` (``{doc_id: VisibleText}``, a folder's rendered pages) moves their spans into the files.
+    ``base``: this audit's previous index (``Audit.refresh``): every document whose text it holds keeps
+    its part and only the others are normalized (``audit.index.reuse``, the same index as a cold build);
+    the base's driver is kept (``adapters`` are ignored) and sees no indexing node.
     """
+    if base is not None:
+        from claimgate.audit import stages as audit_stages
+        from claimgate.audit.index.cache import cached_corpus_index
+
+        index = cached_corpus_index(documents, cache_dir, audit_stages.build_corpus_index, base=base.index)
+        return IndexedCorpus(documents, extractors, index, base.driver, source_maps or None)
     dr = audit_driver("corpus", adapters=adapters)
     inputs = {} if cache_dir is None else {"cache_dir": str(cache_dir)}
     index = dr.execute(["normalized_sources"], inputs=inputs, overrides={"source_documents": documents})

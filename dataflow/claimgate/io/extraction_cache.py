@@ -10,12 +10,19 @@ What it refuses to do: run code from the cache or trust it. Entries are JSON (th
 ranges) and, for a rendered page, a ``.npy`` array of its map read with ``allow_pickle=False``; an
 entry that does not read back whole and consistent (another key, other lengths, a damaged file) is
 extracted again and rewritten. A cache never changes a result: the text is the extractor's own.
+Entries are written atomically (a private temporary renamed over the entry) but not flushed to
+disk one by one (see :func:`_write_entry`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import io
 import json
+import os
+import tempfile
 from array import array
 from collections.abc import Callable
 from importlib import metadata
@@ -23,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from claimgate.io.atomic import write_atomic
+from claimgate.errors import OutputError
 from claimgate.io.markdown_text import EXTRACTOR_VERSION as MARKDOWN_VERSION
 from claimgate.io.rst_text import EXTRACTOR_VERSION as RST_VERSION
 from claimgate.io.visible_text import PdfPages, VisibleText
@@ -44,6 +51,7 @@ EXTRACTOR_VERSIONS = {
 Extracted = tuple[str, VisibleText | PdfPages | None]
 
 
+@functools.cache  # once per process: the parser loaded in memory does not change either (~1 ms a call)
 def _library_version(name: str) -> str:
     try:
         return metadata.version(name)
@@ -76,10 +84,44 @@ def _read(folder: Path, key: str, raw_text: str | None) -> Extracted | None:
         if raw_text is None or places.shape != (2, len(text)) or places.dtype.kind != "i":
             return None
         hidden = tuple((int(a), int(b), str(kind)) for a, b, kind in record["hidden"])
-        starts, ends = array("q", places[0].tolist()), array("q", places[1].tolist())
+        starts, ends = _int64s(places[0]), _int64s(places[1])
         return text, VisibleText(raw_text, text, starts, ends, hidden, record["extractor"])
     except (OSError, ValueError, KeyError, TypeError):  # missing, damaged or foreign: extract again
         return None
+
+
+def _int64s(values: np.ndarray) -> array:
+    """An ``array("q")`` of a row of the map, copied as bytes (no Python int per character)."""
+    out = array("q")
+    out.frombytes(values.astype(np.int64, copy=False).tobytes())
+    return out
+
+
+def _write_entry(path: Path, data: bytes) -> None:
+    """``data`` into ``path`` atomically: a private temporary beside it (``0o600``), renamed over it.
+
+    The cache folder and its ``extracted`` folder are created ``0o700`` when missing.
+
+    Lighter than :func:`claimgate.io.atomic.write_atomic`, which scans the folder for stale
+    temporaries and fsyncs on every write (quadratic in the pages of a site, and a disk flush
+    per page): an entry is a cache, so a torn one after a crash only reads back as damaged and
+    is extracted again. ``OutputError`` when the file system refuses, as ``write_atomic``.
+    """
+    temporary = None
+    try:
+        path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the cache folder, as the index's
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
 
 
 def _write(folder: Path, key: str, extractor: str, extracted: Extracted) -> None:
@@ -89,10 +131,13 @@ def _write(folder: Path, key: str, extractor: str, extracted: Extracted) -> None
         record["pages"] = list(visible.starts)
     elif visible is not None:
         record["hidden"] = [list(h) for h in visible.hidden]
-        places = np.array([visible.starts, visible.ends], dtype=np.int64).reshape(2, len(text))
-        write_atomic(folder / f"{key}.npy", lambda handle: np.save(handle, places, allow_pickle=False))
-    payload = json.dumps(record, ensure_ascii=False).encode("utf-8", "backslashreplace")
-    write_atomic(folder / f"{key}.json", lambda handle: handle.write(payload))
+        places = np.stack([np.asarray(visible.starts, np.int64), np.asarray(visible.ends, np.int64)])
+        if len(visible.raw) < 1 << 31:  # offsets into the page: int32 halves the entry (read back as int64)
+            places = places.astype(np.int32)
+        buffer = io.BytesIO()
+        np.save(buffer, places.reshape(2, len(text)), allow_pickle=False)
+        _write_entry(folder / f"{key}.npy", buffer.getvalue())
+    _write_entry(folder / f"{key}.json", json.dumps(record, ensure_ascii=False).encode("utf-8", "backslashreplace"))
 
 
 def cached_extract(

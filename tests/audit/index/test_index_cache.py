@@ -56,12 +56,13 @@ def test_second_audit_of_the_same_corpus_loads_the_index_and_gives_the_same_rows
     assert list(first["gate_verdict"]) == ["found", "misattributed"]
 
 
-def test_edited_corpus_is_rebuilt_not_loaded(tmp_path, monkeypatch) -> None:
+def test_edited_corpus_is_not_loaded_and_only_the_edited_document_is_built(tmp_path, monkeypatch) -> None:
     calls = _counting_build(monkeypatch)
     Audit.from_corpus(DOCS, cache=tmp_path)
     edited = dict(DOCS, doc000003=DOCS["doc000003"].replace(DOCS["doc000003"].split()[12], "zzzedited", 1))
     rows = Audit.from_corpus(edited, cache=tmp_path).check(CITATIONS)
-    assert calls == [len(DOCS), len(DOCS)]
+    assert calls == [len(DOCS), 1]  # the other 59 documents' parts come from the first index
+    assert rows.to_json() == Audit.from_corpus(edited).check(CITATIONS).to_json()  # as a cold run
     assert rows["gate_verdict"][0] == "not_found"  # the quote's word is gone from the edited document
 
 
@@ -282,7 +283,7 @@ def test_bad_payload_under_a_matching_digest_is_rebuilt_not_raised(tmp_path, mon
     key = index_cache.corpus_key(DOCS)
     with monkeypatch.context() as patch:
         bad = {"records": {"doc_ids": sorted(DOCS), "segments": [0], "arrays": []}, "arrays": {}}
-        patch.setattr(index_cache, "_payload", lambda index: bad)
+        patch.setattr(index_cache, "_payload", lambda index, digests: bad)
         path = index_cache.store_index(tmp_path, key, build_corpus_index(DOCS))
     rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)
     assert rows.to_json() == COLD_ROWS

@@ -4,30 +4,40 @@ Why this module exists: an audit of a fixed corpus (documentation that changes
 weekly, checked many times a day) rebuilds the same index every run. The index is
 a pure function of the documents' ids and texts and of the normalization rules,
 so it is stored once under a key that covers exactly those and loaded when the key
-matches.
+matches; and each document's part of it is a function of that document's text
+alone, so an edited corpus reuses the parts of the unchanged documents.
 
 What it refuses to do: load anything whose key does not match. The key is the
 SHA-256 of the index format, :data:`claimgate.audit.text.normalize.NORMALIZER_VERSION`
-and every ``(doc_id, text)`` in id order (UTF-8, length-prefixed); an edited,
-added or removed document gives another key, so another file. A file that is
-missing, of another format or whose recorded key differs is ignored and the
-index is rebuilt and written again (fail safe: a cache can cost a rebuild, never
-change a verdict). Damage inside a file (a flipped bit, a truncation, bytes
-appended) is caught by the SHA-256 of the payload the header records, checked
-before anything is decoded; a damaged file, or any error while reading,
-decoding or rebuilding the index from it, gives one ``warning:`` line on stderr,
-a rebuild and a rewrite of the file. Files are written atomically
+and every ``(doc_id, SHA-256 of its text)`` in id order (UTF-8, length-prefixed);
+an edited, added, removed or renamed document gives another key, so another file.
+On a miss the newest index file in the folder of this format and normalizer is
+read as a base (checked exactly as a file under the key: owner and mode, payload
+digest before decoding) and every document whose text's SHA-256 it records
+(``documents_sha256``, whatever the id) takes its part from it; the others are
+built (:func:`claimgate.audit.index.reuse.reused_index`, equal to a cold build).
+A file that is missing, of another format or whose recorded key differs is
+ignored and the index is rebuilt and written again (fail safe: a cache can cost a
+rebuild, never change a verdict). Damage inside a file (a flipped bit, a
+truncation, bytes appended) is caught by the SHA-256 of the payload the header
+records, checked before anything is decoded; a damaged file, or any error while
+reading, decoding or rebuilding the index from it, gives one ``warning:`` line on
+stderr, a rebuild and a rewrite of the file (a damaged base: one ``warning:``
+line and a cold build). Files are written atomically
 (:func:`claimgate.io.atomic.write_atomic`). The cache holds the normalized tokens,
 their offsets and everything found per document when the index was built
-(negations, elision stops, ellipses, brackets, joined words), not the texts (they
-come from the corpus itself on load): a load runs no per-document rule.
+(negations, elision stops, ellipses, brackets, joined words) and each text's
+SHA-256, not the texts (they come from the corpus itself on load): a load runs no
+per-document rule. Every corpus version keeps its own file: the folder grows by
+one index per edited corpus until it is emptied.
 
 Reading a file runs no code from it, whoever wrote it: the payload is one line of
 plain JSON records (``json.loads``) and numpy ``.npy`` arrays read with
 ``allow_pickle=False`` (an object array is refused, never unpickled), each checked
 for the dtype this module writes. No pickle is on the load path. A cache folder, or
 a cache file in it, that another user owns or that group or others may write is
-refused before any work (:func:`check_cache_folder`, a usage error, exit 2); a file
+refused before any work (:func:`claimgate.audit.index.cache_folder.check_cache_folder`,
+a usage error, exit 2); a file
 found so when it is opened is treated as damaged (a warning and a rebuild, which
 replaces it with a file of this user's, mode ``0o600``). A folder this module
 creates is made ``0o700``.
@@ -39,7 +49,7 @@ starts, ellipses, brackets, and the names of the arrays that follow,
 in order), then those arrays as ``.npy`` streams (int32 token ids and character
 offsets by run of documents; per-document negations and elision stops in
 compressed-row form; joined words likewise; postings as int64 distinct keys, offsets and int32 document
-numbers).
+numbers; ``documents_sha256``, uint8, 32 bytes per document).
 """
 
 from __future__ import annotations
@@ -47,7 +57,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import struct
 import sys
 from collections.abc import Callable, Mapping
@@ -55,14 +64,21 @@ from pathlib import Path
 
 import numpy as np
 
+from claimgate.audit.index.cache_folder import (
+    _unsafe_owner_or_mode,
+    check_cache_folder,  # noqa: F401 - its home before the split
+    check_cache_owner,
+)
+from claimgate.audit.index.payload import digests_from as _digests_from
 from claimgate.audit.index.payload import index_from as _index_from
 from claimgate.audit.index.payload import payload_of as _payload
 from claimgate.audit.index.payload import read_arrays as _read_arrays
 from claimgate.audit.index.payload import records as _records
+from claimgate.audit.index.reuse import document_digest, reused_index
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.text.normalize import NORMALIZER_VERSION
 from claimgate.errors import OutputError
-from claimgate.io.atomic import check_output_not_input, check_output_outside, write_atomic
+from claimgate.io.atomic import write_atomic
 
 _DIGEST = "sha256"  # measured faster than blake2b on a 47 MiB cache here (SHA extensions); see store_index
 _NO_DIGEST = "0" * 64  # the header's digest while the payload is written (same length as a real one)
@@ -79,18 +95,29 @@ class DamagedCacheError(Exception):
 #: tokens as the segments of a :class:`claimgate.audit.index.document_table.DocumentTable`.
 #: 4: the header records ``payload_sha256``, the SHA-256 of every byte after the header line.
 #: 5: no pickle: JSON records and ``.npy`` arrays (read with ``allow_pickle=False``).
-INDEX_FORMAT = 5
+#: 6: the SHA-256 of each document's text (``documents_sha256``), so an edited corpus reuses the
+#: unchanged documents' parts; the key covers each text through its SHA-256.
+INDEX_FORMAT = 6
 _MAGIC = b"claimgate-corpus-index\n"
 
 
-def corpus_key(documents: Mapping[str, str]) -> str:
-    """Hex SHA-256 of the index format, the normalizer's version and every ``(doc_id, text)`` in id order."""
+def document_digests(documents: Mapping[str, str]) -> dict[str, bytes]:
+    """``{doc_id: 32-byte SHA-256 of its text}`` (:func:`claimgate.audit.index.reuse.document_digest`)."""
+    return {doc_id: document_digest(text) for doc_id, text in documents.items()}
+
+
+def corpus_key(documents: Mapping[str, str], digests: Mapping[str, bytes] | None = None) -> str:
+    """Hex SHA-256 of the index format, the normalizer's version and every ``(doc_id, SHA-256 of text)`` in id order.
+
+    ``digests``: :func:`document_digests` of ``documents`` when already computed.
+    """
+    digests = document_digests(documents) if digests is None else digests
     digest = hashlib.sha256(f"claimgate-index format={INDEX_FORMAT} normalizer={NORMALIZER_VERSION}\n".encode())
     for doc_id in sorted(documents):
-        for part in (doc_id, documents[doc_id]):
-            data = part.encode("utf-8", "surrogatepass")
-            digest.update(struct.pack("<Q", len(data)))
-            digest.update(data)
+        data = doc_id.encode("utf-8", "surrogatepass")
+        digest.update(struct.pack("<Q", len(data)))
+        digest.update(data)
+        digest.update(digests[doc_id])
     return digest.hexdigest()
 
 
@@ -113,18 +140,12 @@ def _header_line(header: dict) -> bytes:
     return json.dumps(header, sort_keys=True).encode() + b"\n"
 
 
-def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) -> CorpusIndex | None:
-    """The cached index of ``documents`` (whose :func:`corpus_key` is ``key``); ``None`` when there is no file.
+def _checked_payload(path: Path, header_fits: Callable[[dict], bool]) -> dict | None:
+    """The payload (``{"records", "arrays", "header"}``) of the file at ``path``; ``None`` when it is missing.
 
-    Raises ``DamagedCacheError`` for a file that is there but unreadable, foreign, of
-    another format or normalizer, with another key or document count, whose payload's
-    SHA-256 differs from the one its header records (any flipped bit, truncation or
-    appended byte), that another user owns or group or others may write (checked on
-    the open file), or that fails in any way while it is decoded and turned into an
-    index. The digest is checked before the payload is decoded: damaged bytes never
-    reach the decoder, and the decoder runs no code (JSON and ``allow_pickle=False``).
+    Raises ``DamagedCacheError`` (see :func:`read_index`) for every other failure, and for a
+    header ``header_fits`` rejects. The payload's SHA-256 is checked before it is decoded.
     """
-    path = cache_path(cache_dir, key)
     try:
         handle = open(path, "rb")
     except FileNotFoundError:
@@ -139,7 +160,7 @@ def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
             if handle.readline() != _MAGIC:
                 raise DamagedCacheError("not an index cache file")
             header = json.loads(handle.readline())
-            if not isinstance(header, dict) or header != _header(key, len(documents), header.get("payload_sha256")):
+            if not isinstance(header, dict) or not header_fits(header):
                 raise DamagedCacheError("its header does not match this corpus and format")
             start = handle.tell()
             # file_digest reads in fixed-size chunks: memory stays flat whatever the corpus
@@ -147,15 +168,106 @@ def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) ->
                 raise DamagedCacheError("its payload does not match the digest in its header")
             handle.seek(start)
             records = _records(handle.readline())
-            payload = {"records": records, "arrays": _read_arrays(handle, records["arrays"])}
-        if records["doc_ids"] != sorted(documents):
-            raise DamagedCacheError("its document ids differ from the corpus's")
-        return _index_from(payload, documents)
+            payload = {"records": records, "arrays": _read_arrays(handle, records["arrays"]), "header": header}
+        if header["documents"] != len(records["doc_ids"]):
+            raise DamagedCacheError("its header and records count different documents")
+        return payload
     except DamagedCacheError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to load a cache file means: rebuild (fail safe)
-        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]  # one line, bounded
-        raise DamagedCacheError(f"it cannot be loaded ({reason})") from None
+        raise _unloadable(exc) from None
+
+
+def _unloadable(exc: Exception) -> DamagedCacheError:
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]  # one line, bounded
+    return DamagedCacheError(f"it cannot be loaded ({reason})")
+
+
+def read_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) -> CorpusIndex | None:
+    """The cached index of ``documents`` (whose :func:`corpus_key` is ``key``); ``None`` when there is no file.
+
+    Raises ``DamagedCacheError`` for a file that is there but unreadable, foreign, of
+    another format or normalizer, with another key or document count, whose payload's
+    SHA-256 differs from the one its header records (any flipped bit, truncation or
+    appended byte), that another user owns or group or others may write (checked on
+    the open file), or that fails in any way while it is decoded and turned into an
+    index. The digest is checked before the payload is decoded: damaged bytes never
+    reach the decoder, and the decoder runs no code (JSON and ``allow_pickle=False``).
+    """
+    payload = _checked_payload(
+        cache_path(cache_dir, key), lambda header: header == _header(key, len(documents), header.get("payload_sha256"))
+    )
+    if payload is None:
+        return None
+    if payload["records"]["doc_ids"] != sorted(documents):
+        raise DamagedCacheError("its document ids differ from the corpus's")
+    try:
+        return _index_from(payload, documents)
+    except Exception as exc:  # noqa: BLE001 - as above: rebuild
+        raise _unloadable(exc) from None
+
+
+class _OtherRules(DamagedCacheError):
+    """A cache file of another format or normalizer: not damaged, only not reusable as a base."""
+
+
+class _NoTexts(dict):
+    """The texts of a base index: none are stored, none are needed (a reused part is tokens, not text)."""
+
+    def __missing__(self, doc_id: str) -> str:
+        return ""
+
+
+def read_base(path: Path) -> tuple[CorpusIndex, list[bytes]] | None:
+    """``(index, per-document SHA-256 of the texts)`` of a cache file to reuse parts of; ``None`` if unusable.
+
+    ``None`` (no warning) for a missing file and for one of another format or normalizer
+    (its parts were made by other rules). ``DamagedCacheError`` as :func:`read_index` for
+    any other failure, checked the same way (owner and mode, payload digest before
+    decoding) and for a header whose key is not the one the file's name carries. The
+    index's originals are empty strings.
+    """
+    key = path.name.removeprefix("corpus-index-").removesuffix(".bin")
+
+    def fits(header: dict) -> bool:
+        if header.get("format") != INDEX_FORMAT or header.get("normalizer") != NORMALIZER_VERSION:
+            raise _OtherRules
+        return header == _header(key, header.get("documents"), header.get("payload_sha256"))
+
+    try:
+        payload = _checked_payload(path, fits)
+    except _OtherRules:
+        return None
+    if payload is None:
+        return None
+    try:
+        return _index_from(payload, _NoTexts()), _digests_from(payload)
+    except Exception as exc:  # noqa: BLE001 - as above: rebuild
+        raise _unloadable(exc) from None
+
+
+def newest_base(cache_dir: str | Path, key: str) -> tuple[CorpusIndex, list[bytes]] | None:
+    """The most recently written index in ``cache_dir`` other than ``key``'s, to reuse parts of (see :func:`read_base`).
+
+    ``None`` when the folder holds none of this format and normalizer; a damaged one
+    gives one ``warning:`` line on stderr and ``None`` (the corpus is built cold).
+    """
+    try:
+        with os.scandir(cache_dir) as entries:
+            files = [
+                (e.stat(follow_symlinks=False).st_mtime_ns, e.name)
+                for e in entries
+                if e.name.startswith("corpus-index-") and e.name.endswith(".bin") and e.name != cache_path("", key).name
+            ]
+    except OSError:
+        return None
+    for _, name in sorted(files, reverse=True)[:1]:  # the newest only: one file's reading at most
+        path = Path(cache_dir) / name
+        try:
+            return read_base(path)
+        except DamagedCacheError as exc:
+            print(f"warning: index cache {path} is damaged, not reused: {exc}", file=sys.stderr)
+    return None
 
 
 def load_index(cache_dir: str | Path, key: str, documents: Mapping[str, str]) -> CorpusIndex | None:
@@ -182,8 +294,13 @@ class _DigestingWriter:
         return self.handle.write(data)
 
 
-def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
+def store_index(
+    cache_dir: str | Path, key: str, index: CorpusIndex, digests: Mapping[str, bytes] | None = None
+) -> Path:
     """Write ``index`` under ``key`` atomically (the folder is created ``0o700`` if needed); returns the file's path.
+
+    ``digests``: :func:`document_digests` of the index's documents (computed from its
+    originals when not given), stored so that a later, edited corpus reuses their parts.
 
     The payload is written straight into the file while its SHA-256 is computed, then
     the header's placeholder digest (same length) is overwritten with it: the payload
@@ -192,7 +309,9 @@ def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
     """
     path = cache_path(cache_dir, key)
     n_documents = len(index.doc_ids)
-    payload = _payload(index)
+    if digests is None:
+        digests = {d.doc_id: document_digest(d.original) for d in index.docs}
+    payload = _payload(index, [digests[doc_id] for doc_id in index.doc_ids])
     Path(cache_dir).mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def write(handle) -> None:
@@ -216,100 +335,66 @@ def store_index(cache_dir: str | Path, key: str, index: CorpusIndex) -> Path:
     return path
 
 
-def _unsafe_owner_or_mode(st: os.stat_result) -> str | None:
-    """Why a cache folder or file with this status cannot be trusted (another owner, writable by others), or None."""
-    if not hasattr(os, "geteuid"):  # no POSIX owners (Windows): nothing to check
-        return None
-    if st.st_uid != os.geteuid():
-        return f"owned by another user (uid {st.st_uid})"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
-    return None
-
-
-def check_cache_folder(
-    cache_dir: str | Path,
-    inputs: Mapping[str, str | Path | None],
-    outputs: Mapping[str, str | Path | None] | None = None,
-    input_folders: Mapping[str, str | Path | None] | None = None,
-    label: str = "--cache",
-) -> None:
-    """Refuse (``OutputError``, a usage error) a cache folder that would clobber or feed the run, before any work.
-
-    Refused: an empty path (it would mean the current folder); an existing file that is
-    not a folder; a path that is, or
-    resolves to, one of ``inputs`` or ``outputs`` (labels such as ``--citations`` to
-    paths; the same-file rules of :func:`claimgate.io.atomic.check_output_not_input`);
-    a path inside one of ``input_folders`` (``--corpus-dir``), where the cache files
-    would be read as documents by the next run
-    (:func:`claimgate.io.atomic.check_output_outside`); an existing folder, or an
-    existing cache file in it, that another user owns or that group or others may
-    write (anyone who can write there could plant an index that changes verdicts).
-    The message is one line starting with ``label`` (the option or argument naming the cache).
-    """
-    if str(cache_dir).strip() == "":
-        raise OutputError(f"{label}: the path is empty; give the folder to keep the corpus index in")
-    try:
-        check_output_not_input(cache_dir, inputs)
-        check_output_not_input(cache_dir, outputs or {}, role="file")
-        check_output_outside(cache_dir, input_folders or {})
-    except OutputError as exc:
-        raise OutputError(f"{label}: {exc}") from None
-    if Path(cache_dir).exists() and not Path(cache_dir).is_dir():
-        raise OutputError(f"{label}: {cache_dir} is a file, not a folder; give the folder to keep the corpus index in")
-    check_cache_owner(cache_dir, label)
-
-
-def check_cache_owner(cache_dir: str | Path, label: str = "--cache") -> None:
-    """Refuse (``OutputError``) an existing cache folder, or a cache file in it, of another user or writable by others.
-
-    A folder that does not exist yet is fine (:func:`store_index` creates it ``0o700``).
-    The folder's status follows a symbolic link (a link to one's own folder is fine);
-    the files' do not (a link in the folder is judged as the link).
-    """
-    try:
-        unsafe = _unsafe_owner_or_mode(os.stat(cache_dir))
-        if unsafe:
-            raise OutputError(
-                f"{label}: the folder {cache_dir} is {unsafe}; keep the index cache in a folder of your own"
-            )
-        with os.scandir(cache_dir) as entries:
-            files = [e for e in entries if e.name.startswith("corpus-index-")]
-        for entry in files:
-            unsafe = _unsafe_owner_or_mode(entry.stat(follow_symlinks=False))
-            if unsafe:
-                raise OutputError(
-                    f"{label}: the cache file {entry.path} is {unsafe}; remove it or keep the cache elsewhere"
-                )
-    except OSError:  # missing, under a file, unreadable: nothing planted to load; writing it will warn if it fails
-        return
-
-
 def cached_corpus_index(
-    documents: Mapping[str, str], cache_dir: str | Path | None, build: Callable[[Mapping[str, str]], CorpusIndex]
+    documents: Mapping[str, str],
+    cache_dir: str | Path | None,
+    build: Callable[[Mapping[str, str]], CorpusIndex],
+    base: CorpusIndex | None = None,
 ) -> CorpusIndex:
-    """``build(documents)``, or its copy from ``cache_dir`` when one with this corpus's key is there.
+    """``build(documents)``, its copy from ``cache_dir``, or the index of an edited corpus from a previous one.
 
-    Without ``cache_dir`` this is ``build(documents)``. After a build the index is
-    stored; when the folder cannot be written the run goes on with the built index
-    and one ``warning:`` line on stderr (a cache only ever saves time). A damaged
-    file (see :func:`read_index`) gives one ``warning:`` line too, and is rebuilt and
-    written again. A folder of another user or writable by others is refused
-    (``OutputError``, see :func:`check_cache_owner`).
+    Without ``cache_dir`` or ``base`` this is ``build(documents)``. With ``cache_dir``, an
+    index stored under this corpus's key is loaded; else the parts of the documents a
+    previous index holds (``base``, an index in memory whose originals are its texts, or
+    else the newest index file in ``cache_dir``, see :func:`newest_base`) are reused and
+    only the other documents built (:func:`claimgate.audit.index.reuse.reused_index`: the
+    same index as a cold build). After a build the index is stored; when the folder
+    cannot be written the run goes on with the built index and one ``warning:`` line on
+    stderr (a cache only ever saves time). A damaged file (see :func:`read_index`) gives
+    one ``warning:`` line too, and is rebuilt and written again. A folder of another user
+    or writable by others is refused (``OutputError``, see :func:`check_cache_owner`).
     """
-    if cache_dir is None:
+    if cache_dir is None and base is None:
         return build(documents)
+    digests = document_digests(documents)
+    if cache_dir is None:
+        return _reused(base, None, documents, digests, build)
     check_cache_owner(cache_dir, "cache")  # again: Audit(documents, cache=...) has no check before this
-    key = corpus_key(documents)
+    key = corpus_key(documents, digests)
     try:
         index = read_index(cache_dir, key, documents)
     except DamagedCacheError as exc:
         print(f"warning: index cache {cache_path(cache_dir, key)} is damaged, rebuilt: {exc}", file=sys.stderr)
         index = None
     if index is None:
-        index = build(documents)
+        found = None if base is not None else newest_base(cache_dir, key)
+        index = _reused_from_file(found, documents, digests, build) if found else None
+        if index is None:
+            index = _reused(base, None, documents, digests, build)
         try:
-            store_index(cache_dir, key, index)
+            store_index(cache_dir, key, index, digests)
         except (OSError, OutputError) as exc:
             print(f"warning: index cache not written: {exc}", file=sys.stderr)
     return index
+
+
+def _reused_from_file(found: tuple, documents, digests, build) -> CorpusIndex | None:
+    """``reused_index`` of a base read from a file; ``None`` with one ``warning:`` line if its parts do not fit.
+
+    The file passed every check (:func:`read_base`), but a consistent file can still hold
+    parts that do not fit together (a token id past its vocabulary): fail safe, a cold build.
+    """
+    try:
+        return _reused(*found, documents, digests, build)
+    except Exception as exc:  # noqa: BLE001 - a base that cannot be reused means: build (fail safe)
+        print(f"warning: index cache base not reused: {_unloadable(exc)}", file=sys.stderr)
+        return None
+
+
+def _reused(base, base_digests, documents, digests, build) -> CorpusIndex:
+    """``reused_index`` of ``base`` (digests computed from its originals when ``None``), or ``build`` without one."""
+    if base is None:
+        return build(documents)
+    if base_digests is None:
+        base_digests = [document_digest(d.original) for d in base.docs]
+    return reused_index(base, base_digests, documents, digests, build)

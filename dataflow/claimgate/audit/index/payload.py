@@ -4,7 +4,8 @@ Why this module exists: the cache file (:mod:`claimgate.audit.index.cache`) once
 a pickle, and unpickling a file someone else planted runs their code. Here the index
 is taken apart into records (ids, token strings, segment bounds, ellipses, brackets:
 plain JSON) and int arrays (tokens and offsets, per-document negations, elision stops
-and joined words in compressed-row form, postings), and put back together from them.
+and joined words in compressed-row form, postings, the SHA-256 of each document's text),
+and put back together from them.
 
 What it refuses to do: read anything but those. Arrays are ``.npy`` streams read with
 ``allow_pickle=False`` (an object array raises), each must have the dtype its name
@@ -27,10 +28,17 @@ from claimgate.audit.index.postings import Postings
 from claimgate.audit.index.types import CorpusIndex
 
 
-def payload_of(index: CorpusIndex) -> dict:
-    """The index as JSON records and flat arrays of its :class:`DocumentTable` (no texts): ``{"records", "arrays"}``."""
+def payload_of(index: CorpusIndex, digests: list[bytes]) -> dict:
+    """The index as JSON records and flat arrays of its :class:`DocumentTable` (no texts): ``{"records", "arrays"}``.
+
+    ``digests``: the 32-byte SHA-256 of each document's text in document order
+    (:func:`claimgate.audit.index.reuse.document_digest`), stored as ``documents_sha256``
+    (uint8, 32 per document) so that a later corpus can reuse each unchanged document's part.
+    """
     table = index.docs if isinstance(index.docs, DocumentTable) else DocumentTable.from_documents(index.docs)
-    arrays: dict[str, np.ndarray] = {}
+    if len(digests) != len(table) or any(len(d) != 32 for d in digests):
+        raise ValueError("one 32-byte digest per document is needed")
+    arrays: dict[str, np.ndarray] = {"documents_sha256": np.frombuffer(b"".join(digests), dtype=np.uint8)}
     for part in ("first", "token_ids", "starts", "ends"):  # one array each, the segments end to end
         arrays[f"segments_{part}"] = _concatenated([getattr(segment, part) for segment in table.segments], part)
     # elision stops only where they are not the negations themselves (a token in an unlisted script): rare
@@ -108,7 +116,7 @@ def _joined_words_from(arrays: Mapping[str, np.ndarray]) -> dict[int, dict[int, 
 _DTYPES = {
     "_first": (np.int64,), "_token_ids": (np.int32,), "_starts": (np.int32,), "_ends": (np.int32,),
     "_docs": (np.int32, np.int64), "_offsets": (np.int32, np.int64), "_keys": (np.int64,), "_values": (np.int32,),
-    "_at": (np.int64,), "_pairs": (np.int64,),
+    "_at": (np.int64,), "_pairs": (np.int64,), "_sha256": (np.uint8,),
 }  # fmt: skip
 
 
@@ -136,7 +144,16 @@ def records(line: bytes) -> dict:
         return json.loads(line)
 
 
+def digests_from(payload: dict) -> list[bytes]:
+    """The 32-byte SHA-256 of each document's text, in document order (see :func:`payload_of`)."""
+    flat = payload["arrays"]["documents_sha256"].tobytes()
+    if len(flat) != 32 * len(payload["records"]["doc_ids"]):
+        raise ValueError("not one 32-byte digest per document")
+    return [flat[at : at + 32] for at in range(0, len(flat), 32)]
+
+
 def index_from(payload: dict, documents: Mapping[str, str]) -> CorpusIndex:
+    """The index of a payload; ``documents`` gives each id's text (the originals are not stored)."""
     records, arrays = payload["records"], payload["arrays"]
     doc_ids = records["doc_ids"]
     segments, docs_at, tokens_at = [], 0, 0
