@@ -73,6 +73,8 @@ _URL_RE = re.compile(URL)
 _RESPELLED = frozenset("\u2010\u2011\u2012\u2013\u2212\ufe63\u2019\u2044")
 #: ``str.isdigit`` of every code point the table covers (a token ending in one is a number for the case rule).
 _ISDIGIT = np.array([chr(cp).isdigit() for cp in range(TABLE_SIZE)], dtype=bool)
+#: ASCII characters that are not white space (index 128: any other character, which may be).
+_SOLID = np.array([cp < 128 and not chr(cp).isspace() for cp in range(129)], dtype=bool)
 
 
 def needs_reference(text: str, norm: str) -> bool:
@@ -147,7 +149,11 @@ def _case_kept(tokens: pa.Array, chunk: NormalizedChunk, norm_cps: np.ndarray, n
         maybe[_tokens_holding(np.flatnonzero(digit), lo, hi)] = True
         last = norm_cps[np.maximum(norm_ends - 1, 0)].astype(np.int64)
         ends_in_digit = np.where(last < TABLE_SIZE, _ISDIGIT[np.minimum(last, TABLE_SIZE - 1)], False)
-        maybe[1:] |= ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1])
+        # after a number: white space only between (a character outside ASCII may be white space)
+        solid = _SOLID[np.minimum(ocp, 128)]
+        solid = np.concatenate([[0], np.cumsum(solid, dtype=np.int64)])
+        spaced = solid[lo[1:]] == solid[hi[:-1]]
+        maybe[1:] |= ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1]) & spaced
         maybe &= capital
     if ocp.dtype != np.uint8:
         maybe[_tokens_holding(np.flatnonzero(ocp >= 128), lo, hi)] = True
