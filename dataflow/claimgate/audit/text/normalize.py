@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -170,13 +171,17 @@ def _case_kept(tokens: pa.Array, chunk: NormalizedChunk, norm_cps: np.ndarray, n
         k = int(local_doc[p])
         text, start = originals[k], int(starts[p])
         after_number = p > first[k] and previous[-1:].isdigit() and not text[int(ends[p - 1]) : start].strip()
-        kept = _cased(word, text[start : int(ends[p])], after_number)
+        kept = _cased_once(word, text[start : int(ends[p])], after_number)
         if kept != word:
             changed[p] = kept
     if not changed:
         return tokens
     at = sorted(changed)
     return strings_replaced(tokens, np.asarray(at, dtype=np.int64), [changed[p] for p in at])
+
+
+#: The reference's case rule, remembered: real documents repeat their identifiers (``DataFrame``).
+_cased_once = lru_cache(maxsize=1 << 16)(_cased)
 
 
 @dataclass
