@@ -1,9 +1,12 @@
 """Speed of the indexed quote audit against the full-scan baseline (a report, not a test).
 
-Generates a deterministic corpus (``--docs`` documents of ~1 KB of Zipf-distributed
-pseudo-words with punctuation, numbers, line wraps, line-end hyphens, ligatures and
-non-breaking spaces) and ``--citations`` citations: 40% real and correctly cited,
-30% real but cited to the wrong document, 30% fabricated (a tenth of the real
+Generates a deterministic corpus of ``--docs`` documents of about 1 KB and ``--citations``
+citations in one of two shapes (``--shape``): ``real`` (the default, ``benchmarks/real_prose.py``:
+real sentences from the docstrings and documentation files that ship with Python and the
+installed packages, and the arXiv abstracts; citations 40% verbatim, 30% misattributed,
+30% changed) or ``synthetic`` (Zipf-distributed pseudo-words with punctuation, numbers,
+line wraps, line-end hyphens, ligatures and non-breaking spaces; 40% real and correctly
+cited, 30% real but cited to the wrong document, 30% fabricated; a tenth of the real
 quotes carry an ellipsis). Both audits share one :class:`CorpusIndex`, so every
 document is normalized once for both; the baseline then scans every document for
 each miss (:func:`audit_quote_reference`), the indexed audit looks candidates up in the
@@ -24,7 +27,7 @@ With ``--near-misses`` the fabricated 30% become near misses of real quotes of
 their cited document (a changed number, a dropped, replaced or inserted word, two
 pieces 18 words apart joined), which the diagnosis must align rather than dismiss.
 
-Usage: ``python benchmarks/audit_scale.py [--docs 20000] [--citations 4000]
+Usage: ``python benchmarks/audit_scale.py [--shape real|synthetic] [--docs 20000] [--citations 4000]
 [--scan-citations N] [--growth] [--near-misses] [--seed 0]``. Exit code 0. Indexed timings are
 the best of three runs (five for the diagnosis comparison); the scan baseline is run once.
 """
@@ -40,7 +43,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import real_prose  # noqa: E402
 from claimgate.audit.diagnosis.diagnose import citation_diagnosis, diagnosis_with_steps  # noqa: E402
 from claimgate.audit.diagnosis.kinds import DIAGNOSIS_STEP_LIMIT  # noqa: E402
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex  # noqa: E402
@@ -48,6 +53,15 @@ from claimgate.audit.index.build import build_corpus_index  # noqa: E402
 from claimgate.audit.matching.audit import audit_quote, audit_quote_reference  # noqa: E402
 from claimgate.execution.drivers import gc_paused  # noqa: E402
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
+
+
+def inputs(shape: str, n_docs: int, n_citations: int, seed: int, pool: list[str] | None = None):
+    """``(documents, words of each document, citations)`` of ``shape`` (``real`` or ``synthetic``)."""
+    if shape == "real":
+        docs = real_prose.make_corpus(n_docs, seed, pool)
+        return docs, {d: t.split() for d, t in docs.items()}, real_prose.make_citations(n_citations, docs, seed)
+    docs, doc_words, vocab, weights = make_corpus(n_docs, seed)
+    return docs, doc_words, make_citations(n_citations, doc_words, vocab, weights, seed)
 
 
 def run_indexed(index, citations, repeat: int = 3):
@@ -61,7 +75,7 @@ def run_indexed(index, citations, repeat: int = 3):
 
 
 def near_misses(citations, doc_words: dict[str, list[str]], seed: int):
-    """The citations with every fabricated one replaced by a near miss of a real quote of its cited document.
+    """The citations with every fabricated (real prose: changed) one replaced by a near miss of a cited real quote.
 
     Edits cycle through: a number changed, a word dropped, a word replaced, "not"
     inserted, two pieces 18 words apart joined. Deterministic (``random.Random(seed + 2)``).
@@ -70,7 +84,7 @@ def near_misses(citations, doc_words: dict[str, list[str]], seed: int):
     out = []
     made = 0
     for kind, quote, doc_id in citations:
-        if kind != "fabricated":
+        if kind not in ("fabricated", "changed"):
             out.append((kind, quote, doc_id))
             continue
         made += 1
@@ -130,6 +144,7 @@ def pathological_case() -> tuple[dict, int, float, int, int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shape", choices=("real", "synthetic"), default="real")
     ap.add_argument("--docs", type=int, default=20_000)
     ap.add_argument("--citations", type=int, default=4_000)
     ap.add_argument("--scan-citations", type=int, default=None,
@@ -141,8 +156,8 @@ def main() -> int:
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    docs, doc_words, vocab, weights = make_corpus(args.docs, args.seed)
-    citations = make_citations(args.citations, doc_words, vocab, weights, args.seed)
+    pool = real_prose.sentence_pool() if args.shape == "real" else None
+    docs, doc_words, citations = inputs(args.shape, args.docs, args.citations, args.seed, pool)
     if args.near_misses:
         citations = near_misses(citations, doc_words, args.seed)
     t_gen = time.perf_counter() - t0
@@ -166,7 +181,7 @@ def main() -> int:
     for (kind, _, _), r in zip(citations, indexed, strict=True):
         verdicts[(kind, r["verdict"])] = verdicts.get((kind, r["verdict"]), 0) + 1
 
-    print(f"corpus: {len(docs):,} documents, {size / 1e6:.1f} MB of text (generated in {t_gen:.1f} s); "
+    print(f"corpus ({args.shape}): {len(docs):,} documents, {size / 1e6:.1f} MB of text (generated in {t_gen:.1f} s); "
           f"{len(citations):,} citations")  # fmt: skip
     print(f"index build (normalize every document once + postings): {t_build:.1f} s\n")
     print("| audit | citations | seconds | citations/s | ms/citation |")
@@ -200,8 +215,7 @@ def main() -> int:
     del blob
 
     if args.growth:
-        small_docs, small_words, _, _ = make_corpus(max(1, args.docs // 10), args.seed)
-        small_cits = make_citations(args.citations, small_words, vocab, weights, args.seed)
+        small_docs, _, small_cits = inputs(args.shape, max(1, args.docs // 10), args.citations, args.seed, pool)
         small_index = build_corpus_index(small_docs)
         _, t_small = run_indexed(small_index, small_cits)
         _, t_big = run_indexed(index, citations)

@@ -1,8 +1,12 @@
-"""Whole-process speed of the citation audit: cold, warm (index cache) and the public gate's method (a report).
+"""Whole-process speed of the citation audit, real prose and synthetic: cold, warm and the public gate's method.
 
-Generates the audit benchmark's inputs (``claimgate.synthetic.audit_inputs``:
-``--docs`` documents, ``--citations`` citations) into a folder, then runs, each as
-its own process and ``--repeat`` times interleaved (medians reported):
+Shapes (both printed, real prose first): **real prose** (``benchmarks/real_prose.py``:
+documents of about 1 KB of real sentences from the docstrings and documentation files that
+ship with Python and the installed packages, and the arXiv abstracts of ``../shared/bench``;
+citations verbatim, misattributed and changed) and **synthetic**
+(``claimgate.synthetic.audit_inputs``: pseudo-words). Each gets ``--docs`` documents and
+``--citations`` citations written into a folder, then runs, each as its own process and
+``--repeat`` times interleaved (medians reported):
 
 - **baseline**: ``benchmarks/public_gate_baseline.py`` (normalize every document once,
   NFKC + case fold + white space collapsed, then ``str.find`` in the cited document
@@ -15,10 +19,13 @@ Prints wall seconds and peak resident memory (``ru_maxrss`` of each child, from
 byte-identical (exit 1 if not), compares verdicts with the baseline on the
 citations both accept as well-formed, and measures in this process the
 normalization rate (``index_build.normalized_chunk`` over the corpus, characters
-per second). ``--large`` adds a cold and a warm run at 200,000 documents (memory).
+per second) and the share of documents the array rules leave to the reference
+tokenizer (``NormalizedChunk.reference`` plus the documents ``negation.needs_token_scan``
+tokenizes again). ``--large`` adds a cold and a warm run at 200,000 real-prose documents
+(memory). The load average (``os.getloadavg``) is printed before and after.
 
 Usage: ``python benchmarks/audit_speed.py [--docs 20000] [--citations 4000] [--repeat 3]
-[--baseline-repeat 1] [--large] [--workdir DIR]``.
+[--baseline-repeat 1] [--shapes real,synthetic] [--large] [--workdir DIR]``.
 """
 
 from __future__ import annotations
@@ -41,13 +48,19 @@ sys.path.insert(0, str(ROOT / "dataflow"))
 import pandas  # noqa: E402,F401 - imported by every audit run; pyarrow.compute comes with it
 from claimgate.audit.index import cache as index_cache  # noqa: E402
 from claimgate.audit.index.build import CHUNK_CHARS, build_corpus_index, normalized_chunk  # noqa: E402
+from claimgate.audit.text.negation import needs_token_scan  # noqa: E402
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import real_prose  # noqa: E402
 
 ACCEPTED_BY_BOTH = {"found", "misattributed", "not_found"}
 
 
-def write_inputs(folder: Path, n_docs: int, n_citations: int, seed: int = 0) -> dict[str, str]:
-    """Write ``corpus.json`` and ``citations.jsonl`` (the benchmark's generators); returns the corpus."""
+def write_inputs(folder: Path, n_docs: int, n_citations: int, seed: int = 0, shape: str = "synthetic") -> dict:
+    """Write ``corpus.json`` and ``citations.jsonl`` of ``shape`` (``real`` or ``synthetic``); returns the corpus."""
+    if shape == "real":
+        return real_prose.write_inputs(folder, n_docs, n_citations, seed)
     docs, doc_words, vocab, weights = make_corpus(n_docs, seed)
     (folder / "corpus.json").write_text(json.dumps(docs, ensure_ascii=False), encoding="utf-8")
     with open(folder / "citations.jsonl", "w", encoding="utf-8") as handle:
@@ -57,7 +70,7 @@ def write_inputs(folder: Path, n_docs: int, n_citations: int, seed: int = 0) -> 
     return docs
 
 
-def write_inputs_in_child(folder: Path, n_docs: int, n_citations: int) -> int:
+def write_inputs_in_child(folder: Path, n_docs: int, n_citations: int, shape: str = "real") -> int:
     """:func:`write_inputs` in a child process; returns the corpus's characters.
 
     A child's peak resident memory as ``wait4`` reports it includes its parent's peak
@@ -66,15 +79,15 @@ def write_inputs_in_child(folder: Path, n_docs: int, n_citations: int) -> int:
     """
     code = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import audit_speed; "
-        "docs = audit_speed.write_inputs(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])); "
+        "docs = audit_speed.write_inputs(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), shape=sys.argv[5]); "
         "print(sum(map(len, docs.values())))"
     )
-    argv = [sys.executable, "-c", code, str(ROOT / "benchmarks"), str(folder), str(n_docs), str(n_citations)]
+    argv = [sys.executable, "-c", code, str(ROOT / "benchmarks"), str(folder), str(n_docs), str(n_citations), shape]
     return int(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
 
 
-def timed(argv: list[str]) -> tuple[float, float]:
-    """``(wall seconds, peak resident MiB)`` of one child process; raises if it fails."""
+def timed(argv: list[str]) -> tuple[float, float, float]:
+    """``(wall seconds, peak resident MiB, CPU seconds: user + system)`` of one child process; raises if it fails."""
     t0 = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -83,7 +96,7 @@ def timed(argv: list[str]) -> tuple[float, float]:
     if child.returncode != 0:
         raise RuntimeError(f"{argv} failed: {child.stderr.read().decode()[-2000:]}")
     child.stderr.close()
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def audit_argv(folder: Path, output: Path, cache: Path | None = None) -> list[str]:
@@ -93,8 +106,9 @@ def audit_argv(folder: Path, output: Path, cache: Path | None = None) -> list[st
     return argv + (["--cache", str(cache)] if cache is not None else [])
 
 
-def normalization_rate(docs: dict[str, str], repeat: int) -> tuple[float, float]:
-    """Median characters per second (wall, CPU) of ``normalized_chunk`` over the corpus, chunked as the build does."""
+def normalization_rate(docs: dict[str, str], repeat: int) -> tuple[float, float, int]:
+    """``(wall, CPU)`` median characters per second of ``normalized_chunk``, chunked as the build does, and the
+    number of documents the reference tokenizer sees (left by the array rules, or scanned again for negations)."""
     texts = [docs[d] for d in sorted(docs)]
     chunks, current, size = [], [], 0
     for text in texts:
@@ -107,13 +121,17 @@ def normalization_rate(docs: dict[str, str], repeat: int) -> tuple[float, float]
         chunks.append(current)
     rates, cpu_rates = [], []
     chars = sum(map(len, texts))
+    referenced = 0
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), time.process_time()
-        for chunk in chunks:
-            normalized_chunk(chunk)
+        left = [normalized_chunk(chunk).reference for chunk in chunks]
         rates.append(chars / (time.perf_counter() - t0))
         cpu_rates.append(chars / (time.process_time() - c0))
-    return statistics.median(rates), statistics.median(cpu_rates)
+        referenced = sum(
+            len(refs) + sum(needs_token_scan(t) for k, t in enumerate(chunk) if k not in refs)
+            for chunk, refs in zip(chunks, left, strict=True)
+        )
+    return statistics.median(rates), statistics.median(cpu_rates), referenced
 
 
 def index_step(docs: dict[str, str], cache: Path, repeat: int) -> tuple[float, float]:
@@ -180,6 +198,76 @@ def median(runs: list[tuple[float, float]], field: int) -> float:
     return statistics.median(r[field] for r in runs)
 
 
+def run_shape(shape: str, root: Path, args) -> dict:
+    """Write the inputs of ``shape``, run the processes and the in-process measures; the figures of one column."""
+    folder = root / f"audit-{shape}-{args.docs}"
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = write_inputs(folder, args.docs, args.citations, shape=shape)
+    runs = measure(folder, args.repeat, args.baseline_repeat, not args.no_baseline)
+    out = {"docs": len(docs), "chars": sum(map(len, docs.values())), "runs": runs}
+    out["rate"] = normalization_rate(docs, args.repeat)
+    out["step"] = index_step(docs, folder / "index-cache", args.repeat)
+    if runs["baseline"]:
+        out["counts"] = compare_verdicts(folder, folder / "cold.jsonl", folder / "baseline.jsonl", docs)
+    return out
+
+
+def print_tables(shapes: dict[str, dict], args) -> None:
+    """The run table and the measure table, one column per shape."""
+    names = list(shapes)
+    label = {"real": "real prose", "synthetic": "synthetic"}
+    for name, r in shapes.items():
+        base = len(r["runs"]["baseline"])
+        print(f"{label[name]}: {r['docs']:,} documents, {r['chars'] / 1e6:.1f} M characters; {args.citations:,} "
+              f"citations; medians of {args.repeat} whole-process runs (baseline: {base})")  # fmt: skip
+    print(f"real prose from: {real_prose.sources_note()}\n")
+    print("| run | " + " | ".join(f"{label[n]} wall s | {label[n]} peak RSS MiB" for n in names) + " |")
+    print("|---|" + "---:|---:|" * len(names))
+    for run in ("baseline", "cold", "warm"):
+        cells = []
+        for n in names:
+            runs = shapes[n]["runs"][run]
+            cells.append(f"{median(runs, 0):.2f} | {median(runs, 1):,.0f}" if runs else "- | -")
+        print(f"| {run} | " + " | ".join(cells) + " |")
+    print("\n| measure | " + " | ".join(label[n] for n in names) + " | target |")
+    print("|---|" + "---:|" * len(names) + "---|")
+
+    def row(title: str, cell, target: str) -> None:
+        print(f"| {title} | " + " | ".join(cell(shapes[n]) for n in names) + f" | {target} |")
+
+    def speedup(r: dict) -> str:
+        runs = r["runs"]
+        return f"{median(runs['baseline'], 0) / median(runs['cold'], 0):.1f}x" if runs["baseline"] else "-"
+
+    def cpu_speedup(r: dict) -> str:
+        runs = r["runs"]
+        if not runs["baseline"]:
+            return "-"
+        base, cold = median(runs["baseline"], 2), median(runs["cold"], 2)
+        return f"{base / cold:.1f}x ({cold:.2f} s vs {base:.2f} s)"
+
+    row("cold audit vs public-gate baseline (speed-up)", speedup, ">= 10x")
+    row("... by CPU time of the processes (user + system; less moved by load)", cpu_speedup, "")
+    row("warm vs cold (speed-up, whole process)",
+        lambda r: f"{median(r['runs']['cold'], 0) / median(r['runs']['warm'], 0):.1f}x", ">= 5x")  # fmt: skip
+
+    def step(r: dict) -> str:
+        return f"{r['step'][0] / r['step'][1]:.1f}x ({r['step'][1]:.2f} s vs {r['step'][0]:.2f} s)"
+
+    row("index step in process, warm (hash + load) vs cold (build)", step, ">= 5x")
+    row("normalization (in process, wall clock)", lambda r: f"{r['rate'][0] / 1e6:.1f} M characters/s", ">= 20 M/s")
+    row("normalization (in process, CPU time)", lambda r: f"{r['rate'][1] / 1e6:.1f} M characters/s", ">= 20 M/s")
+    row("documents through the reference tokenizer",
+        lambda r: f"{r['rate'][2]:,} ({100 * r['rate'][2] / max(r['docs'], 1):.2f}%)", "< 1%")  # fmt: skip
+    row("cold and warm outputs byte-identical", lambda r: str(r["runs"]["identical"]), "True")
+    if all("counts" in shapes[n] for n in names):
+        row("citations both accept as well-formed", lambda r: f"{r['counts']['both_accept']:,}", "")
+        row("... same verdict", lambda r: f"{r['counts']['same_verdict']:,}", "")
+        row("... differ only by punctuation or a line-end hyphen between words (found by claimgate)",
+            lambda r: f"{r['counts']['only_punctuation_differs']:,}", "")  # fmt: skip
+        row("... other differences", lambda r: f"{r['counts']['other_difference']:,}", "0")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--docs", type=int, default=20_000)
@@ -187,57 +275,32 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline-repeat", type=int, default=1, help="baseline runs (it takes about a minute each)")
     ap.add_argument("--no-baseline", action="store_true")
-    ap.add_argument("--large", action="store_true", help="also cold and warm at 200,000 documents (memory)")
+    ap.add_argument("--shapes", default="real,synthetic", help="comma-separated: real, synthetic (in that order)")
+    ap.add_argument("--large", action="store_true", help="also cold and warm at 200,000 real-prose documents")
     ap.add_argument("--workdir", type=Path, default=None)
     args = ap.parse_args()
 
+    identical = True
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.workdir or Path(tmp)
-        folder = root / f"audit-{args.docs}"
-        folder.mkdir(parents=True, exist_ok=True)
-        docs = write_inputs(folder, args.docs, args.citations)
-        chars = sum(map(len, docs.values()))
-        runs = measure(folder, args.repeat, args.baseline_repeat, not args.no_baseline)
-        rate = normalization_rate(docs, args.repeat)
-        step = index_step(docs, folder / "index-cache", args.repeat)
-        print(f"corpus: {len(docs):,} documents, {chars / 1e6:.1f} M characters; {args.citations:,} citations; "
-              f"medians of {args.repeat} whole-process runs (baseline: {len(runs['baseline'])})\n")  # fmt: skip
-        print("| run | wall s | peak RSS MiB |")
-        print("|---|---:|---:|")
-        for name in ("baseline", "cold", "warm"):
-            if runs[name]:
-                print(f"| {name} | {median(runs[name], 0):.2f} | {median(runs[name], 1):,.0f} |")
-        print("\n| measure | value | target |")
-        print("|---|---:|---|")
-        if runs["baseline"]:
-            ratio = median(runs["baseline"], 0) / median(runs["cold"], 0)
-            print(f"| cold audit vs public-gate baseline (speed-up) | {ratio:.1f}x | >= 10x |")
-        print(f"| warm vs cold (speed-up, whole process) | {median(runs['cold'], 0) / median(runs['warm'], 0):.1f}x "
-              f"| >= 5x |")  # fmt: skip
-        print(f"| index step in process, warm (hash + load) vs cold (build) | {step[0] / step[1]:.1f}x "
-              f"({step[1]:.2f} s vs {step[0]:.2f} s) | >= 5x |")  # fmt: skip
-        print(f"| normalization (in process, wall clock) | {rate[0] / 1e6:.1f} M characters/s | >= 20 M/s |")
-        print(f"| normalization (in process, CPU time) | {rate[1] / 1e6:.1f} M characters/s | >= 20 M/s |")
-        print(f"| cold and warm outputs byte-identical | {runs['identical']} | True |")
-        if runs["baseline"]:
-            counts = compare_verdicts(folder, folder / "cold.jsonl", folder / "baseline.jsonl", docs)
-            print(f"| citations both accept as well-formed | {counts['both_accept']:,} | |")
-            print(f"| ... same verdict | {counts['same_verdict']:,} | |")
-            print(f"| ... differ only by punctuation or a line-end hyphen between words (found by claimgate) | "
-                  f"{counts['only_punctuation_differs']:,} | |")  # fmt: skip
-            print(f"| ... other differences | {counts['other_difference']:,} | 0 |")
+        shapes = {name: run_shape(name, root, args) for name in args.shapes.split(",")}
+        identical &= all(r["runs"]["identical"] for r in shapes.values())
+        print(f"load average (1 min) before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f}")
+        print_tables(shapes, args)
         if args.large:
-            big = root / "audit-200000"
+            big = root / "audit-real-200000"
             big.mkdir(parents=True, exist_ok=True)
-            big_chars = write_inputs_in_child(big, 200_000, args.citations)
+            big_chars = write_inputs_in_child(big, 200_000, args.citations, "real")
             large = measure(big, 1, 0, False)
-            print(f"\n200,000 documents ({big_chars / 1e6:.0f} M characters), one run each:\n")
+            print(f"\n200,000 real-prose documents ({big_chars / 1e6:.0f} M characters), one run each, "
+                  f"load {os.getloadavg()[0]:.2f}:\n")  # fmt: skip
             print("| run | wall s | peak RSS MiB | target |")
             print("|---|---:|---:|---|")
             print(f"| cold | {large['cold'][0][0]:.1f} | {large['cold'][0][1]:,.0f} | < 1024 MiB |")
             print(f"| warm | {large['warm'][0][0]:.1f} | {large['warm'][0][1]:,.0f} | < 1024 MiB |")
-            runs["identical"] &= large["identical"]
-    return 0 if runs["identical"] else 1
+            identical &= large["identical"]
+    return 0 if identical else 1
 
 
 if __name__ == "__main__":

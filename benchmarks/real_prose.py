@@ -51,7 +51,16 @@ PACKAGES = ("pandas", "numpy", "pyarrow", "hamilton", "docutils", "hypothesis", 
 #: Target characters per document.
 DOC_CHARS = 1000
 
-ABSTRACTS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "arxiv_abstracts.json"
+#: Where the shared folder's abstracts may be: beside the checkout (``../shared``) or, for a git worktree
+#: under ``wt/``, beside its parent folder (``../../shared``); the first that exists is read.
+ABSTRACT_PLACES = tuple(
+    base / "shared" / "bench" / "arxiv_abstracts.json" for base in Path(__file__).resolve().parents[2:4]
+)
+
+
+def _abstracts() -> Path | None:
+    return next((p for p in ABSTRACT_PLACES if p.is_file()), None)
+
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[])")
 _CODE_LINE = re.compile(r"^\s*(>>>|\.\.\.|\$ |In \[|Out\[|[-=~^`*+#]{3,}\s*$|\|)")
@@ -73,7 +82,9 @@ def _package_roots() -> list[Path]:
 def sources_note() -> str:
     """Which Python and which package folders the sentences come from (for the benchmark's header)."""
     names = [p.name for p in _package_roots()[1:]]
-    return f"Python {sys.version.split()[0]} standard library + {', '.join(names)} + arXiv abstracts"
+    found = _abstracts()
+    abstracts = f" + arXiv abstracts ({found})" if found else " (arXiv abstracts not found)"
+    return f"Python {sys.version.split()[0]} standard library + {', '.join(names)}{abstracts}"
 
 
 def _files(root: Path) -> Iterator[Path]:
@@ -128,8 +139,9 @@ def sentence_pool() -> list[str]:
             for part in parts:
                 for sentence in _sentences(part):
                     seen.setdefault(sentence, None)
-    if ABSTRACTS.is_file():
-        abstracts = json.loads(ABSTRACTS.read_text(encoding="utf-8"))
+    found = _abstracts()
+    if found is not None:
+        abstracts = json.loads(found.read_text(encoding="utf-8"))
         for key in sorted(abstracts):
             for sentence in _sentences(abstracts[key]):
                 seen.setdefault(sentence, None)

@@ -17,6 +17,7 @@ from claimgate.synthetic.audit_inputs import make_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.audit.text.strategies import TRIGGER_TEXT, real_docstrings
 from tests.helpers import FIXTURES
 
 _TRICKY = [*"aeEnt019.,'’-‐–−%±× \n\r\t\u00a0\u00adﬁßİоé⁶₁<_^人…[]", "not ", "don't ", "n’", "-\n", "...", "[sic]"]
@@ -146,3 +147,23 @@ def test_array_build_equals_the_reference_for_negator_prefixes_and_unlisted_scri
     assert _readable(built) == _readable(build_corpus_index_reference(TOKEN_SCAN_DOCS))
     stops = {d.doc_id: list(d.elision_stops) for d in built.docs}
     assert stops["ka"] and stops["tr"] and stops["fa"]  # each has a position no ellipsis may hide
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(TRIGGER_TEXT, max_size=6))
+def test_array_build_equals_the_reference_on_what_real_documents_hold(texts: list[str]) -> None:
+    docs = {f"d{i}": t for i, t in enumerate(texts)}
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
+
+
+def test_array_build_equals_the_reference_on_real_docstrings(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 100_000)  # several chunks
+    docs = {f"doc{i:04d}": text for i, text in enumerate(real_docstrings(400))}
+    assert _readable(build_corpus_index(docs)) == _readable(build_corpus_index_reference(docs))
+
+
+def test_footnote_markers_get_their_reading_without_the_reference_tokenizer() -> None:
+    docs = {"fn": "The rate[4] rose by 3%, as Smith[1, 2] said.", "code": "Set x[0] = 1 and a[1][2]."}
+    built = build_corpus_index(docs)
+    assert _readable(built) == _readable(build_corpus_index_reference(docs))
+    assert built.docs[built.doc_ids.index("fn")].joined_words  # 'rate rose' is a reading too

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -40,15 +40,9 @@ from claimgate.audit.text.negation import (
     negation_positions,
     unchecked_script_positions,
 )
-from claimgate.audit.text.normalize import (
-    _tokens,
-    code_points,
-    fallback_positions,
-    folded_with_maps,
-    line_end_hyphens,
-    needs_reference,
-    token_array,
-)
+from claimgate.audit.text.normalize import NormalizedChunk, code_points, normalized_chunk
+
+__all__ = ["CHUNK_CHARS", "NormalizedChunk", "build_corpus_index", "normalized_chunk"]
 from claimgate.audit.text.reference import (
     joined_word_alternatives,
     normalize_text_reference,
@@ -268,70 +262,6 @@ def _in_groups(keys: np.ndarray, docs: np.ndarray, groups: np.ndarray, lo: int, 
     return keys[chosen], docs[chosen]
 
 
-@dataclass
-class NormalizedChunk:
-    """A run of documents normalized together: every token with its document and original offsets.
-
-    ``tokens`` (pyarrow strings) in document order; ``local_doc`` (int64) the document
-    of each token within the chunk; ``first`` (int64, one more than documents) the
-    first token of each; ``starts``/``ends`` (int32) original character offsets;
-    ``joins``: local document -> its line-end-hyphen joins (token positions in it);
-    ``reference``: local documents the array rules do not cover (no tokens here).
-    """
-
-    originals: list[str]
-    tokens: pa.Array
-    local_doc: np.ndarray
-    first: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-    joins: dict[int, list[int]]
-    reference: set[int]
-
-
-def normalized_chunk(originals: list[str]) -> NormalizedChunk:
-    """Normalize a run of documents at once (see the module docstring); equal to the reference of each."""
-    folded = [(t.lower(), None, None) if t.isascii() else folded_with_maps(t) for t in originals]
-    norms = [f[0] for f in folded]
-    joined_text = "\x00".join(norms)  # NUL: a separator no rule reads across (no line break, letter or digit)
-    lengths = np.fromiter(map(len, norms), dtype=np.int64, count=len(norms))
-    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-    cps = code_points(joined_text).copy()
-    bad = fallback_positions(cps)
-    reference = set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist()) if len(bad) else set()
-    reference |= {
-        local
-        for local, t in enumerate(originals)
-        if needs_reference(t, norms[local]) or ("[" in t and FOOTNOTE_RE.search(t))  # footnotes: the reference build
-    }
-    for local in reference:  # blank those documents: the reference path tokenizes them
-        cps[bases[local] : bases[local] + lengths[local]] = 0
-    starts, ends, kept = _tokens(cps)
-    tokens = token_array(cps, starts, ends, kept)
-    del kept
-    local_doc = np.searchsorted(bases, starts, "right") - 1
-    counts = np.bincount(local_doc, minlength=len(originals))
-    first = np.concatenate([[0], np.cumsum(counts)])
-    orig_starts = starts - bases[local_doc]
-    orig_ends = ends - bases[local_doc]
-    for local, (_, src_start, src_end) in enumerate(folded):
-        if src_start is not None and local not in reference and counts[local]:
-            span = slice(first[local], first[local + 1])
-            orig_ends[span] = src_end[orig_ends[span] - 1]
-            orig_starts[span] = src_start[orig_starts[span]]
-    joins: dict[int, list[int]] = {}
-    if "-" in joined_text or "\u2010" in joined_text:
-        for m in line_end_hyphens(joined_text, np.flatnonzero((cps == 45) | (cps == 0x2010)).tolist()):
-            left = int(np.searchsorted(ends, m.start()))
-            if left + 1 < len(ends) and ends[left] == m.start() and starts[left + 1] == m.end():
-                local = int(local_doc[left])
-                if local not in reference:
-                    joins.setdefault(local, []).append(left - int(first[local]))
-    return NormalizedChunk(
-        originals, tokens, local_doc, first, orig_starts.astype(np.int32), orig_ends.astype(np.int32), joins, reference
-    )
-
-
 # The per-document assembly stays in one function (~60 lines): it shares the chunk-wide arrays.
 def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra: _ExtraKeys, ellipses: set[int]):
     """The token segment of documents ``numbers``; their negations, joined words and marks go into ``table``."""
@@ -358,12 +288,17 @@ def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra
                 extra.add(k, ref_ids, joined_words)
         else:
             lo, hi = int(first[local]), int(first[local + 1])
+            joined_words = {}
             if local in chunk.joins:
                 doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
                 joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
-                if joined_words:
-                    table.joined_words[k] = joined_words
-                    extra.add(k, ids[lo:hi].tolist(), joined_words)
+            if "[" in originals[local] and FOOTNOTE_RE.search(originals[local]):  # a reading without the marker
+                doc_ids = ids[lo:hi].tolist()
+                doc_starts, doc_ends = chunk.starts[lo:hi].tolist(), chunk.ends[lo:hi].tolist()
+                joined_words = footnote_alternatives(originals[local], doc_starts, doc_ends, doc_ids, joined_words)
+            if joined_words:
+                table.joined_words[k] = joined_words
+                extra.add(k, ids[lo:hi].tolist(), joined_words)
             negations = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]])
             stops = negations
             if needs_token_scan(originals[local]):

@@ -19,11 +19,14 @@ from claimgate.audit.matching.quote_parsing import ParsedQuote
 
 
 def candidate_documents(index: CorpusIndex, parsed: ParsedQuote) -> np.ndarray:
-    """Document numbers (ascending) that hold every unjoined bigram/token of the quote.
+    """Document numbers (ascending, int32): a superset of the documents holding every unjoined bigram/token.
 
     A superset of the documents where the quote can match: an unjoined quote
     token (one not next to a quote line-end hyphen) must equal a document token
-    or a joined document word, and both are in the postings.
+    or a joined document word, and both are in the postings. The postings are
+    intersected rarest first and only until at most :data:`ENOUGH_CANDIDATES`
+    documents are left (the matcher verifies every candidate, so the verdicts do
+    not depend on where the intersection stops; docs/audit-rules.md, "Speed").
     """
     bigrams: list[int] = []
     unigrams: list[int] = []
@@ -53,6 +56,10 @@ def candidate_documents(index: CorpusIndex, parsed: ParsedQuote) -> np.ndarray:
             at = np.searchsorted(posting, found)
             at[at >= len(posting)] = 0
             found = found[posting[at] == found] if len(posting) else posting
-        if len(found) == 0:
+        if len(found) <= ENOUGH_CANDIDATES:  # a superset still; the matcher verifies each of these few
             break
     return found
+
+
+#: Intersecting stops once this few documents are left: verifying them costs less than more intersections.
+ENOUGH_CANDIDATES = 2

@@ -1,194 +1,56 @@
-"""Normalization on arrays: the token rules of :mod:`claimgate.audit.text.reference` as array operations.
+"""Normalization of whole runs of documents: the array rules plus the rules that read the original text.
 
-Why this module exists: building the corpus index normalizes every document, and
-the reference tokenizer (one regular-expression match and a few Python statements
-per token) runs at a few million characters per second. Here the same rules are
-applied to a whole normalized string at once: each character is classified by a
-lookup table (numpy), the characters that belong to a word or number are found
-with shifted comparisons (the rule's look-behinds and look-aheads), and the token
-texts come out of one ``str.split`` over a copy of the string with every other
-character blanked.
+Why this module exists: building the corpus index normalizes every document, and the
+reference tokenizer (:mod:`claimgate.audit.text.reference`, one regular-expression match
+and a few Python statements per token) runs at a few million characters per second. Here
+a run of documents is folded, joined by NUL and tokenized by the array rules
+(:mod:`claimgate.audit.text.array_rules`); links are placed as one token each
+(:func:`link_spans`) and the case rule is applied to the few words whose case may carry
+meaning (:func:`_case_kept`, with the reference's own function), so real English
+documents (mixed-case names, ``#``, ``@``, URLs, ``<=``, underscores) stay on this path.
 
-What it refuses to do: guess. The array rules cover Latin, Greek, Cyrillic and
-the other scripts below U+2300 written with spaces; a text holding any character
-whose rule needs more context (``< > = ^ _ +``, ``!=``, a combining mark, a
-character of a script written without spaces, anything at or above U+2300) is
-handed back (``None``) and the caller uses the reference tokenizer. Equality with
-:func:`claimgate.audit.text.reference.normalize_text_reference` (tokens, offsets, joins) is checked
-by property tests on random text (tests/audit/text/test_normalize_equals_reference.py). Rules:
-docs/audit-rules.md, "Normalization" and "Numbers".
+What it refuses to do: guess. A document holding a character the array rules do not
+classify (a combining mark, a script written without spaces, anything at or above
+U+2300), a soft hyphen, an e-mail address or a link it cannot place goes to the
+reference tokenizer whole. Equality with
+:func:`claimgate.audit.text.reference.normalize_text_reference` (tokens, offsets, joins) is
+checked by property tests on random text, on texts made of what real documents hold and
+on real docstrings (tests/audit/text/test_normalize_equals_reference.py). Rules:
+docs/audit-rules.md, "Normalization", "Numbers", "Case".
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 
+from claimgate.audit.text.array_rules import (
+    TABLE_SIZE,
+    _tokens,
+    code_points,
+    fallback_positions,
+    strings_replaced,
+    token_array,
+)
 from claimgate.audit.text.reference import (
     _LINE_BREAK,
     _LINE_END_HYPHEN_RE,
-    _MINUS,
-    _WORD_SPELLINGS,
-    NO_SPACE_SCRIPT_RANGES,
-    NUMBER_MARKS,
     NormalizedText,
-    _normalized_string,
-    _unfolded,
+    _cased,
     folded_pieces,
     normalize_text_reference,
 )
-from claimgate.audit.text.token_rules import SYMBOL_CHARS, may_keep_case
+from claimgate.audit.text.token_rules import EMAIL, URL
 
 #: Bump when the tokens, offsets or joins of any text could change: the on-disk
 #: index cache (:mod:`claimgate.audit.index.cache`) is keyed by it.
 #: 2: negator lists of more languages; unlisted scripts stop an elision. 3: symbols, case, fractions, digits.
 NORMALIZER_VERSION = 3
-
-#: Characters below this code point are classified by table; any other sends the text to the reference tokenizer.
-TABLE_SIZE = 0x2300
-SEPARATOR, LETTER, DIGIT, NUMBER_MARK, MINUS, SYMBOL, BANG, FALLBACK = range(8)
-#: Their rules (two-character symbols, exponents, underscores, name suffixes, e-mail addresses) need the reference.
-_FALLBACK_CHARS = "<>=^_+#@"
-_SYMBOL_CHARS = SYMBOL_CHARS  # one-character tokens (the regex's symbol class; "<>=+" fall back)
-
-
-def _character_classes() -> np.ndarray:
-    """uint8 class of every code point below :data:`TABLE_SIZE` (see the constants above)."""
-    no_space = re.compile(f"[{NO_SPACE_SCRIPT_RANGES}]")
-    minus = set(_MINUS.replace("\\", ""))
-    table = np.zeros(TABLE_SIZE, dtype=np.uint8)
-    for cp in range(TABLE_SIZE):
-        c = chr(cp)
-        if c in _FALLBACK_CHARS or no_space.match(c) or unicodedata.category(c).startswith("M"):
-            table[cp] = FALLBACK
-        elif c.isdecimal():  # the regex's \d
-            table[cp] = DIGIT
-        elif c.isalnum():  # the regex's [^\W_]
-            table[cp] = LETTER
-        elif c in NUMBER_MARKS:
-            table[cp] = NUMBER_MARK
-        elif c in minus:
-            table[cp] = MINUS
-        elif c in _SYMBOL_CHARS:
-            table[cp] = SYMBOL
-        elif c == "!":
-            table[cp] = BANG
-    return table
-
-
-_CLASSES = _character_classes()
-_E = ord("e")
-_EQUALS = ord("=")
-
-
-def code_points(norm: str) -> np.ndarray:
-    """The code points of ``norm`` as a uint8 (ASCII) or uint32 array (a copy)."""
-    if norm.isascii():
-        return np.frombuffer(norm.encode("ascii"), dtype=np.uint8)
-    return np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
-
-
-def fallback_positions(cps: np.ndarray) -> np.ndarray:
-    """Positions whose character the array rules do not cover (see the module docstring)."""
-    if cps.dtype == np.uint8:
-        cls = _CLASSES[cps]
-        outside = np.zeros(len(cps), dtype=bool)
-    else:
-        outside = cps >= TABLE_SIZE
-        cls = _CLASSES[np.where(outside, 0, cps)]
-    bad = outside | (cls == FALLBACK)
-    bang = np.flatnonzero(cls[:-1] == BANG)
-    if len(bang):
-        bad[bang[cps[bang + 1] == _EQUALS]] = True  # '!=' is the symbol '≠'
-    return np.flatnonzero(bad)
-
-
-def token_bounds(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(starts, ends)``: int64 positions of the tokens of a covered string (``ends`` one past the last).
-
-    ``cps`` must hold no position of :func:`fallback_positions`. A word or number is
-    a maximal run of: letters and digits; a number mark between two digits
-    (``12,500``); a minus between a digit-and-``e`` and a digit (``1e-6``); a minus
-    directly before a digit and not directly after a letter or digit (``-4``). Each
-    symbol character (``%``) is a token of its own.
-    """
-    starts, ends, _ = _tokens(cps)
-    return starts, ends
-
-
-def _tokens(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(starts, ends, kept)``: token bounds and a bool mask of the characters inside a token."""
-    cls = _CLASSES[cps]
-    n = len(cls)
-    in_word = (cls - LETTER) < 2  # a letter or a digit (uint8: SEPARATOR wraps to 255)
-    # Number marks and minus signs are rare: their rules (tests of the two neighbours
-    # only, as in the regex's look-behinds and look-aheads) are applied where they stand.
-    marks = np.flatnonzero((cls == NUMBER_MARK) | (cls == MINUS))
-    marks = marks[(marks > 0) & (marks < n - 1)] if len(marks) else marks
-    if len(marks):
-        before, after = cls[marks - 1], cls[marks + 1]
-        is_minus = cls[marks] == MINUS
-        two_back = np.where(marks >= 2, cls[np.maximum(marks - 2, 0)], SEPARATOR)
-        after_digit_e = (cps[marks - 1] == _E) & (two_back == DIGIT) & (marks >= 2)
-        joined = (after == DIGIT) & np.where(is_minus, after_digit_e | ((before - LETTER) >= 2), before == DIGIT)
-        in_word[marks[joined]] = True
-    first = np.flatnonzero(cls[:1] == MINUS)  # a minus opening the text, before a digit
-    if len(first) and n > 1 and cls[1] == DIGIT:
-        in_word[0] = True
-    edges = np.flatnonzero(np.diff(in_word.view(np.int8))) + 1
-    if n and in_word[0]:
-        edges = np.concatenate([[0], edges])
-    if n and in_word[-1]:
-        edges = np.concatenate([edges, [n]])
-    starts, ends = edges[0::2], edges[1::2]
-    symbols = np.flatnonzero(cls == SYMBOL)
-    if len(symbols) == 0:
-        return starts, ends, in_word
-    in_word[symbols] = True
-    starts = np.concatenate([starts, symbols])
-    order = np.argsort(starts, kind="stable")
-    return starts[order], np.concatenate([ends, symbols + 1])[order], in_word
-
-
-def token_texts(cps: np.ndarray, starts: np.ndarray, kept: np.ndarray) -> list[str]:
-    """The token strings (``kept`` characters split at ``starts``), word spellings unified; one ``str.split``."""
-    if len(starts) == 0:
-        return []
-    blanked = np.where(kept, cps, 32).astype(cps.dtype)
-    spaced = np.insert(blanked, starts, 32)  # a blank before every token, so touching tokens ('25%') split apart
-    if cps.dtype == np.uint8:
-        return spaced.tobytes().decode("ascii").split()
-    return spaced.tobytes().decode("utf-32-le").translate(_WORD_SPELLINGS).split()
-
-
-#: ``(code point, its spelling's code point)`` of the word spellings unified in tokens.
-_RESPELLINGS = np.array([[cp, ord(spelling)] for cp, spelling in _WORD_SPELLINGS.items()], dtype=np.uint32)
-
-
-def token_array(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, kept: np.ndarray) -> pa.StringArray:
-    """The tokens as a pyarrow string array built from buffers (no Python string per token).
-
-    The same strings as :func:`token_texts`: the ``kept`` characters of each
-    ``starts[i]:ends[i]``, word spellings unified (minus signs as ``-``, ``’`` as ``'``).
-    """
-    chars = cps[kept]
-    if cps.dtype == np.uint8:
-        data = chars.tobytes()
-        offsets = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
-    else:
-        chars = chars.astype(np.uint32)
-        for code, spelling in _RESPELLINGS:
-            chars[chars == code] = spelling
-        data = chars.tobytes().decode("utf-32-le").encode("utf-8", "surrogatepass")
-        width = 1 + (chars >= 0x80) + (chars >= 0x800) + (chars >= 0x10000)
-        char_offsets = np.concatenate([[0], np.cumsum(ends - starts)])
-        byte_ends = np.concatenate([[0], np.cumsum(width, dtype=np.int64)])
-        offsets = byte_ends[char_offsets]
-    return pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(data))
 
 
 def normalize_text(text: str) -> NormalizedText:
@@ -199,30 +61,233 @@ def normalize_text(text: str) -> NormalizedText:
     """
     if not isinstance(text, str):
         raise TypeError(f"normalize_text expects str, got {type(text).__name__}")
-    norm, src_start, src_end = _normalized_string(text)
-    cps = code_points(norm)
-    if len(fallback_positions(cps)) or needs_reference(text, norm):
+    chunk = normalized_chunk([text])
+    if chunk.reference:
         return normalize_text_reference(text)
-    starts, ends, kept = _tokens(cps)
-    tokens = token_texts(cps, starts, kept)
-    joins = line_end_joins(norm, starts, ends)
-    if src_start is not None:
-        starts = np.frombuffer(src_start, dtype=np.int32)[starts]
-        ends = np.frombuffer(src_end, dtype=np.int32)[ends - 1]
-    return NormalizedText(text, tuple(tokens), tuple(starts.tolist()), tuple(ends.tolist()), tuple(joins))
+    joins = tuple(chunk.joins.get(0, ()))
+    tokens = tuple(chunk.tokens.to_pylist())
+    return NormalizedText(text, tokens, tuple(chunk.starts.tolist()), tuple(chunk.ends.tolist()), joins)
+
+
+_EMAIL_RE = re.compile(EMAIL)
+_URL_RE = re.compile(URL)
+_RESPELLED = frozenset("\u2010\u2011\u2012\u2013\u2212\ufe63\u2019\u2044")
+#: ``str.isdigit`` of every code point the table covers (a token ending in one is a number for the case rule).
+_ISDIGIT = np.array([chr(cp).isdigit() for cp in range(TABLE_SIZE)], dtype=bool)
+#: ASCII characters that are not white space (index 128: any other character, which may be).
+_SOLID = np.array([cp < 128 and not chr(cp).isspace() for cp in range(129)], dtype=bool)
 
 
 def needs_reference(text: str, norm: str) -> bool:
     """Does ``text`` (folded: ``norm``) hold a token whose rule the array rules do not apply?
 
-    A URL (``://``), a soft hyphen, or a token that may keep its case
-    (:func:`claimgate.audit.text.token_rules.may_keep_case`; rules: docs/audit-rules.md, "Case").
+    A soft hyphen (its breaks are deleted before tokens are read) or an e-mail address
+    (one token, :data:`claimgate.audit.text.token_rules.EMAIL`; a superset test: any match
+    anywhere). Links and case are applied here (:func:`link_spans`, :func:`_case_kept`).
     """
-    if "://" in norm or "\u00ad" in text:
-        return True
-    if text.isascii():
-        return may_keep_case(text)
-    return may_keep_case(_unfolded(text))
+    return "\u00ad" in text or ("@" in norm and _EMAIL_RE.search(norm) is not None)
+
+
+def link_spans(norm: str) -> list[tuple[int, int]] | None:
+    """The URL tokens of one folded text as ``(start, end)`` offsets into ``norm``, or ``None``.
+
+    ``None`` when a match might not be read as a link by the reference tokenizer (it
+    starts inside a word: right after a letter or digit, or after underscores that follow
+    one), when a rule before it reads its first letter (``c+http://``), or when it holds a
+    character that words respell (a minus sign, ``’``): that text goes to the reference.
+    Rules: docs/audit-rules.md, "Symbols" (links are one token).
+    """
+    spans: list[tuple[int, int]] = []
+    for m in _URL_RE.finditer(norm):
+        start = m.start()
+        before = start
+        while before and norm[before - 1] == "_":
+            before -= 1
+        if (start and norm[start - 1].isalnum()) or (before < start and before and norm[before - 1].isalnum()):
+            return None
+        if start and norm[start - 1] in "+#":  # a name suffix's look-ahead reads the link's first letter
+            return None
+        if not _RESPELLED.isdisjoint(m.group()):
+            return None
+        spans.append(m.span())
+    return spans
+
+
+def _tokens_holding(positions: np.ndarray, lo: np.ndarray, hi: np.ndarray, reach: int = 1) -> np.ndarray:
+    """Token positions (``lo``/``hi``: ascending spans) holding ``positions[i] .. positions[i] + reach - 1``."""
+    at = np.searchsorted(lo, positions, "right") - 1
+    inside = (at >= 0) & (positions + reach <= hi[np.maximum(at, 0)])
+    return np.unique(at[inside])
+
+
+def _case_kept(tokens: pa.Array, chunk: NormalizedChunk, norm_cps: np.ndarray, norm_ends: np.ndarray, links):
+    """``tokens`` with the case of the words whose case carries meaning (the reference's ``_cased``).
+
+    Only words that may keep their case are looked at in Python: an ASCII word holding a
+    capital and a mixed-case pair, a digit, or directly after a number; any word holding a
+    character outside ASCII. Links (``links``: token positions) keep none. Rules:
+    docs/audit-rules.md, "Case".
+    """
+    originals, local_doc, first = chunk.originals, chunk.local_doc, chunk.first
+    if not len(tokens):
+        return tokens
+    ocp = code_points("\x00".join(originals))
+    lens = np.fromiter(map(len, originals), dtype=np.int64, count=len(originals))
+    obases = np.concatenate([[0], np.cumsum(lens + 1)[:-1]])
+    lo = chunk.starts.astype(np.int64) + obases[local_doc]
+    hi = chunk.ends.astype(np.int64) + obases[local_doc]
+    upper = (ocp - 65).astype(np.uint8) < 26 if ocp.dtype == np.uint8 else (ocp - 65) < 26
+    capital = np.zeros(len(lo), dtype=bool)
+    capital[_tokens_holding(np.flatnonzero(upper), lo, hi)] = True
+    maybe = np.zeros(len(lo), dtype=bool)
+    if capital.any():
+        lower = (ocp - 97) < 26
+        digit = (ocp - 48) < 10
+        pair = np.flatnonzero(lower[:-1] & upper[1:])  # 'aB'
+        triple = np.flatnonzero(upper[:-2] & upper[1:-1] & lower[2:])  # 'ABc'
+        maybe[_tokens_holding(pair, lo, hi, 2)] = True
+        maybe[_tokens_holding(triple, lo, hi, 3)] = True
+        maybe[_tokens_holding(np.flatnonzero(digit), lo, hi)] = True
+        last = norm_cps[np.maximum(norm_ends - 1, 0)].astype(np.int64)
+        ends_in_digit = np.where(last < TABLE_SIZE, _ISDIGIT[np.minimum(last, TABLE_SIZE - 1)], False)
+        # after a number: white space only between (a character outside ASCII may be white space)
+        solid = _SOLID[np.minimum(ocp, 128)]
+        solid = np.concatenate([[0], np.cumsum(solid, dtype=np.int64)])
+        spaced = solid[lo[1:]] == solid[hi[:-1]]
+        maybe[1:] |= ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1]) & spaced
+        maybe &= capital
+    if ocp.dtype != np.uint8:
+        maybe[_tokens_holding(np.flatnonzero(ocp >= 128), lo, hi)] = True
+    if len(links):
+        maybe[links] = False
+    at = np.flatnonzero(maybe)
+    if not len(at):
+        return tokens
+    words = tokens.take(pa.array(at)).to_pylist()
+    before = tokens.take(pa.array(np.maximum(at - 1, 0))).to_pylist()
+    changed: dict[int, str] = {}
+    starts, ends = chunk.starts, chunk.ends
+    for p, word, previous in zip(at.tolist(), words, before, strict=True):
+        k = int(local_doc[p])
+        text, start = originals[k], int(starts[p])
+        after_number = p > first[k] and previous[-1:].isdigit() and not text[int(ends[p - 1]) : start].strip()
+        kept = _cased_once(word, text[start : int(ends[p])], after_number)
+        if kept != word:
+            changed[p] = kept
+    if not changed:
+        return tokens
+    at = sorted(changed)
+    return strings_replaced(tokens, np.asarray(at, dtype=np.int64), [changed[p] for p in at])
+
+
+#: The reference's case rule, remembered: real documents repeat their identifiers (``DataFrame``).
+_cased_once = lru_cache(maxsize=1 << 16)(_cased)
+
+
+@dataclass
+class NormalizedChunk:
+    """A run of documents normalized together: every token with its document and original offsets.
+
+    ``tokens`` (pyarrow strings) in document order; ``local_doc`` (int64) the document
+    of each token within the chunk; ``first`` (int64, one more than documents) the
+    first token of each; ``starts``/``ends`` (int32) original character offsets;
+    ``joins``: local document -> its line-end-hyphen joins (token positions in it);
+    ``reference``: local documents the array rules do not cover (no tokens here).
+    """
+
+    originals: list[str]
+    tokens: pa.Array
+    local_doc: np.ndarray
+    first: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    joins: dict[int, list[int]]
+    reference: set[int]
+
+
+def _links_blanked(norms: list[str], bases: np.ndarray, cps: np.ndarray, reference: set[int]):
+    """Blank the URL tokens in ``cps`` (chunk-wide code points); returns their ``(starts, ends, code points)``.
+
+    A document whose links the array rules cannot place goes into ``reference``.
+    """
+    spans: list[tuple[int, int]] = []
+    for local, norm in enumerate(norms):
+        if "://" in norm:
+            found = link_spans(norm)
+            if found is None:
+                reference.add(local)
+            else:
+                spans += [(int(bases[local]) + s, int(bases[local]) + e) for s, e in found]
+    saved = []
+    for s, e in spans:
+        saved.append(cps[s:e].copy())
+        cps[s:e] = 32
+    return spans, saved
+
+
+def normalized_chunk(originals: list[str]) -> NormalizedChunk:
+    """Normalize a run of documents at once; equal to the reference tokenizer on each document it covers.
+
+    The documents' folded texts are joined by NUL (a separator no rule reads across: no
+    line break, letter or digit) and tokenized by the array rules
+    (:mod:`claimgate.audit.text.array_rules`); links are blanked first and put back as
+    one token each, and the case rule is applied to the words that may keep their case.
+    A document holding a fallback character, a soft hyphen, an e-mail address or a link
+    the rules cannot place is left out (``reference``, no tokens) for the reference tokenizer.
+    """
+    folded = [(t.lower(), None, None) if t.isascii() else folded_with_maps(t) for t in originals]
+    norms = [f[0] for f in folded]
+    joined_text = "\x00".join(norms)
+    lengths = np.fromiter(map(len, norms), dtype=np.int64, count=len(norms))
+    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    cps = code_points(joined_text).copy()
+    reference: set[int] = set()
+    spans, saved = _links_blanked(norms, bases, cps, reference) if "://" in joined_text else ([], [])
+    bad = fallback_positions(cps)
+    if len(bad):
+        reference |= set(np.unique(np.searchsorted(bases, bad, "right") - 1).tolist())
+    reference |= {local for local, t in enumerate(originals) if needs_reference(t, norms[local])}
+    for local in reference:  # blank those documents: the reference path tokenizes them
+        cps[bases[local] : bases[local] + lengths[local]] = 0
+    starts, ends, kept, spelled = _tokens(cps)
+    links = np.empty(0, dtype=np.int64)
+    if spans:
+        doc_of = np.searchsorted(bases, [s for s, _ in spans], "right") - 1
+        keep = [i for i, k in enumerate(doc_of.tolist()) if k not in reference]
+        link_starts = np.asarray([spans[i][0] for i in keep], dtype=np.int64)
+        link_ends = np.asarray([spans[i][1] for i in keep], dtype=np.int64)
+        for i in keep:
+            s, e = spans[i]
+            cps[s:e] = saved[i]
+            kept[s:e] = True
+        at = np.searchsorted(starts, link_starts)
+        starts, ends = np.insert(starts, at, link_starts), np.insert(ends, at, link_ends)
+        links = at + np.arange(len(at))
+    tokens = token_array(cps, starts, ends, kept, spelled)
+    del kept
+    local_doc = np.searchsorted(bases, starts, "right") - 1
+    counts = np.bincount(local_doc, minlength=len(originals))
+    first = np.concatenate([[0], np.cumsum(counts)])
+    orig_starts = starts - bases[local_doc]
+    orig_ends = ends - bases[local_doc]
+    for local, (_, src_start, src_end) in enumerate(folded):
+        if src_start is not None and local not in reference and counts[local]:
+            span = slice(first[local], first[local + 1])
+            orig_ends[span] = src_end[orig_ends[span] - 1]
+            orig_starts[span] = src_start[orig_starts[span]]
+    joins: dict[int, list[int]] = {}
+    if "-" in joined_text or "\u2010" in joined_text:
+        for m in line_end_hyphens(joined_text, np.flatnonzero((cps == 45) | (cps == 0x2010)).tolist()):
+            left = int(np.searchsorted(ends, m.start()))
+            if left + 1 < len(ends) and ends[left] == m.start() and starts[left + 1] == m.end():
+                local = int(local_doc[left])
+                if local not in reference:
+                    joins.setdefault(local, []).append(left - int(first[local]))
+    chunk = NormalizedChunk(
+        originals, tokens, local_doc, first, orig_starts.astype(np.int32), orig_ends.astype(np.int32), joins, reference
+    )
+    chunk.tokens = _case_kept(tokens, chunk, cps, ends, links)
+    return chunk
 
 
 def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]:
