@@ -23,7 +23,7 @@ from array import array
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-2"
+EXTRACTOR_VERSION = "markdown-3"
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -117,7 +117,7 @@ class _Reader:
                 ends += range(found + 1, found + len(line) + 1)
                 self.line_cursor[k] = found + len(line)
             elif line:
-                places, self.line_cursor[k] = align(line, self.text, col, stop)
+                places, self.line_cursor[k] = align(line, self.text, col, stop, escapes=False)  # raw lines
                 starts += places[0::2]
                 ends += places[1::2]
         return starts, ends
@@ -152,8 +152,8 @@ class _Reader:
                 emit(places)
             elif kind == "code_inline":
                 cur = _after(src, child.markup, cur)
-                chars = child.content
-                places, cur = align(chars, src, cur, len(src))
+                chars = child.content  # a code span holds its backslashes as written
+                places, cur = align(chars, src, cur, len(src), escapes=False)
                 emit(places)
                 cur = _after(src, child.markup, cur)
             elif kind in ("softbreak", "hardbreak"):

@@ -24,7 +24,7 @@ import re
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "rst-1"
+EXTRACTOR_VERSION = "rst-2"
 
 #: Sphinx roles shown as code, with a function's ``()`` added when no title is given (Sphinx's default).
 FUNCTION_ROLES = ("func", "meth", "py:func", "py:meth", "c:func", "cpp:func")
@@ -223,14 +223,38 @@ class _Reader:
         return found
 
     def text(self, text: str, limit: int) -> None:
-        places, self.cursor = align(text, self.raw, self.cursor, limit)
+        """Place a text node's characters (``text`` as docutils holds it: ``\\x00`` marks an escape).
+
+        docutils unescapes prose only: each backslash escape of the file is a ``\\x00`` before the
+        character it escapes, while literal text (inline literals, literal, code and doctest blocks)
+        holds its backslashes as written. So a ``\\x00`` is placed at the file's next backslash, the
+        escaped character shown for the escape whole (``\\*`` for ``*``), and an escaped space or
+        line break shows nothing, as in docutils; every other character, a backslash too, is itself.
+        """
+        pieces = text.split("\x00")
+        self._plain(pieces[0], limit)
+        for piece in pieces[1:]:
+            slash = self.raw.find("\\", self.cursor, limit)
+            if slash < 0:  # never in a docutils tree: the escape is placed as plain text
+                self._plain(piece, limit)
+                continue
+            self.cursor = min(slash + 2, limit)
+            if piece[:1] in (" ", "\n"):
+                piece = piece[1:]
+            elif piece:
+                self.out.add(piece[0], slash, self.cursor)
+                piece = piece[1:]
+            self._plain(piece, limit)
+
+    def _plain(self, text: str, limit: int) -> None:
+        places, self.cursor = align(text, self.raw, self.cursor, limit, escapes=False)
         for i, char in enumerate(text):
             self.out.add(char, places[2 * i], places[2 * i + 1])
 
     def walk(self, node, limit: int) -> None:
         n = self.nodes
         if isinstance(node, n.Text):
-            self.text(node.astext(), limit)
+            self.text(str(node), limit)
             return
         if isinstance(node, n.comment):
             self.comment(node, limit)
