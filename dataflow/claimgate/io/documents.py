@@ -119,6 +119,8 @@ def _rendered(text: str, extractor: str, doc_id: str, main_content: bool) -> tup
     render = RENDERED_EXTRACTORS[extractor]
     try:
         visible = render(text)
+    except IngestionError as exc:  # a bound of the reader (Markdown nested too deep): name the document
+        raise IngestionError(exc.reason, f"{doc_id}: {exc.detail}") from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:  # parser faults
         raise IngestionError("unreadable_document", f"{doc_id}: cannot be rendered ({type(exc).__name__})") from None
     return visible.text, visible

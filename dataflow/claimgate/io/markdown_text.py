@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from array import array
 
+from claimgate.errors import IngestionError
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-3"
+EXTRACTOR_VERSION = "markdown-4"
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -35,6 +36,15 @@ _BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # A MyST comment line holding a directive: the whole line, without its line break.
 _MYST_DIRECTIVE_LINE = re.compile(r"^% @[^\r\n]*", re.MULTILINE)
 
+#: Block levels a Markdown page may nest (``document_too_deep`` past it): a block quote is one level, a list
+#: two (the list and its item). markdown-it stops reading a page silently at its ``maxNesting`` (20 in
+#: CommonMark's preset: ten lists deep dropped the rest of the page), so the limit is raised to this and a
+#: page reaching it is refused, never read in part. Each level costs markdown-it about three Python stack
+#: frames, so 128 stays well inside the interpreter's recursion limit; real pages nest a few levels.
+MAX_MARKDOWN_NESTING = 128
+#: Block tokens whose content markdown-it reads one level further in (where the limit cuts a page).
+_CONTAINERS = frozenset({"blockquote_open", "list_item_open", "footnote_open", "footnote_reference_open"})
+
 _PARSER = None
 
 
@@ -44,8 +54,19 @@ def _parser():
         from markdown_it import MarkdownIt
         from mdit_py_plugins.footnote import footnote_plugin
 
-        _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
+        parser = MarkdownIt("commonmark", {"maxNesting": MAX_MARKDOWN_NESTING})
+        _PARSER = parser.enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
     return _PARSER
+
+
+def _tokens(text: str) -> list:
+    """markdown-it's block tokens of ``text``, or ``IngestionError`` ``document_too_deep`` when a block quote,
+    list item or footnote opens at the last level markdown-it reads (``MAX_MARKDOWN_NESTING``): its content,
+    and in a list the rest of the page, would be dropped without a word."""
+    tokens = _parser().parse(text)
+    if any(t.level >= MAX_MARKDOWN_NESTING - 1 and t.type in _CONTAINERS for t in tokens):
+        raise IngestionError("document_too_deep", f"Markdown nested {MAX_MARKDOWN_NESTING} block levels deep or more")
+    return tokens
 
 
 def _normalized(raw: str) -> tuple[str, list[int] | None, tuple[tuple[int, int, str], ...]]:
@@ -230,7 +251,7 @@ class _Reader:
                 self.out.add(char, i, i + 1)
 
     def read(self) -> VisibleText:
-        for token in _parser().parse(self.text):
+        for token in _tokens(self.text):
             kind = token.type
             if kind == "inline":
                 self.inline(token)
@@ -301,8 +322,10 @@ def markdown_visible_text(raw: str) -> VisibleText:
     """The rendered text of a Markdown page (``raw``, decoded) with its map back to ``raw``.
 
     ``text`` ends every line with ``\\n``; ``starts``/``ends`` are character offsets in ``raw`` (a
-    ``\\r\\n`` line break is both its characters). Never raises for any ``str``: markdown-it reads every
-    text as Markdown. Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
+    ``\\r\\n`` line break is both its characters). markdown-it reads every text as Markdown; raises
+    ``IngestionError`` ``document_too_deep`` only for a page nesting blocks ``MAX_MARKDOWN_NESTING`` levels
+    deep, which it would read in part. Rules: docs/documents.md, "Rendered Markdown and reStructuredText"
+    and "Refusals".
     """
     text, offsets, dropped = _normalized(raw)
     read = _Reader(text).read()
