@@ -3,10 +3,10 @@
 Why this module exists: a Markdown page is read as rendered, so an honest quote of what the reader
 sees is found (``sensible [limits](config.md#limits) on every pool`` reads "sensible limits on every
 pool"), while its spans still slice the file as written (``io.visible_text``). Parsed by
-``markdown-it-py`` (CommonMark) with tables and strikethrough enabled and the footnote plugin of
-``mdit-py-plugins``; markdown-it gives lines for blocks only, so each piece of text is placed in its
-block's lines in order (``visible_text.align``). Rules: docs/documents.md, "Rendered Markdown and
-reStructuredText".
+``markdown-it-py`` (CommonMark) with tables and strikethrough enabled and the footnote and MyST role
+plugins of ``mdit-py-plugins`` (a role shows as Sphinx shows it, ``io.sphinx_roles``); markdown-it
+gives lines for blocks only, so each piece of text is placed in its block's lines in order
+(``visible_text.align``). Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
 
 What is visible: text, emphasis and link text (targets out), inline code (backticks out), code
 blocks and fences (their info string out), headings, list items, table cells (one line per cell, row
@@ -21,10 +21,11 @@ import re
 from array import array
 
 from claimgate.errors import IngestionError
+from claimgate.io.sphinx_roles import role_display, role_places
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-4"
+EXTRACTOR_VERSION = "markdown-5"
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -53,9 +54,11 @@ def _parser():
     if _PARSER is None:
         from markdown_it import MarkdownIt
         from mdit_py_plugins.footnote import footnote_plugin
+        from mdit_py_plugins.myst_role import myst_role_plugin
 
         parser = MarkdownIt("commonmark", {"maxNesting": MAX_MARKDOWN_NESTING})
-        _PARSER = parser.enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
+        parser = parser.enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
+        _PARSER = parser.use(myst_role_plugin)  # {meth}`~pool.Pool.close`, read as Sphinx shows it
     return _PARSER
 
 
@@ -150,7 +153,7 @@ class _Reader:
         starts.append(ends[-1] if ends else (self.line_starts[token.map[0]] if token.map else 0))
         ends.append(starts[-1])
 
-        def emit(places: list[int]) -> None:
+        def emit(chars: str, places: list[int]) -> None:
             for i in range(0, len(places), 2):
                 a, b = places[i], places[i + 1]
                 char = chars[i // 2]
@@ -170,13 +173,15 @@ class _Reader:
             if kind == "text":
                 chars = child.content
                 places, cur = align(chars, src, cur, len(src), entities=True)
-                emit(places)
+                emit(chars, places)
             elif kind == "code_inline":
                 cur = _after(src, child.markup, cur)
                 chars = child.content  # a code span holds its backslashes as written
                 places, cur = align(chars, src, cur, len(src), escapes=False)
-                emit(places)
+                emit(chars, places)
                 cur = _after(src, child.markup, cur)
+            elif kind == "myst_role":
+                cur = self.myst_role(child, src, cur, emit, hide)
             elif kind in ("softbreak", "hardbreak"):
                 found = src.find("\n", cur)
                 at = found if found >= 0 else cur
@@ -217,6 +222,27 @@ class _Reader:
                     cur = end
             elif kind.endswith(("_open", "_close")) and child.markup:
                 cur = _after(src, child.markup, cur)
+
+    def myst_role(self, child, src: str, cur: int, emit, hide) -> int:
+        """A MyST role (``{name}`text```) as Sphinx shows it (``io.sphinx_roles``); the offset after it."""
+        name = child.meta.get("name", "")
+        start = src.find("{" + name + "}", cur)
+        if start < 0:
+            return cur
+        text = start + len(name) + 2  # the opening backticks, then the role's text (as the plugin reads it)
+        while text < len(src) and src[text] == "`":
+            text += 1
+        run = text - start - len(name) - 2
+        close = src.find("`" * run, text + 1)
+        end = close + run if close >= 0 else len(src)
+        core, suffix = role_display(name.lower(), child.content)
+        hidden, places = role_places(src, start, end, core, core + suffix)
+        if not places:  # a role whose text markdown-it changed (a line break read as a space): placed in order
+            hidden, places = [(start, text)], align(core + suffix, src, text, end, escapes=False)[0]
+        for a, b in hidden:
+            hide(a, b, "role")
+        emit(core + suffix, places)
+        return end
 
     def code(self, token) -> None:
         """A fence or an indented code block: its text as written, the fence lines out."""
