@@ -124,7 +124,8 @@ def run_answer_command(args: argparse.Namespace) -> int:
     if args.report:
         from claimgate.report import answer_page
 
-        write_text_file(args.report, answer_page(result, run.documents, title=f"Answer audit of {args.answer}"))
+        page = answer_page(result, run.documents, title=f"Answer audit of {args.answer}", maps=run.source_maps)
+        write_text_file(args.report, page)
     if not args.quiet:
         print(claims_table(result))
         print(f"answer {result['verdict']} ({result['reason']})")

@@ -313,7 +313,8 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     if args.report:
         from claimgate.report import audit_page
 
-        write_text_file(args.report, audit_page(rows, run.documents, title=f"Citation audit of {args.citations}"))
+        page = audit_page(rows, run.documents, title=f"Citation audit of {args.citations}", maps=run.source_maps)
+        write_text_file(args.report, page)
     if to_stdout:
         stdio.copy_to_stdout(output)
     say = stdio.say_to(args.output)

@@ -119,6 +119,8 @@ def _rendered(text: str, extractor: str, doc_id: str, main_content: bool) -> tup
     render = RENDERED_EXTRACTORS[extractor]
     try:
         visible = render(text)
+    except IngestionError as exc:  # a bound of the reader (Markdown nested too deep): name the document
+        raise IngestionError(exc.reason, f"{doc_id}: {exc.detail}") from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:  # parser faults
         raise IngestionError("unreadable_document", f"{doc_id}: cannot be rendered ({type(exc).__name__})") from None
     return visible.text, visible
@@ -160,7 +162,8 @@ def document_paths(
     ``doc_id`` is the path relative to ``corpus_dir`` with ``/`` separators (``1.4.0/guide.md``).
     Files and folders whose name starts with ``.`` are skipped. Raises ``IngestionError``:
     ``invalid_corpus`` when ``corpus_dir`` is not a folder or the patterns match no file (an absolute
-    pattern, or one pathlib cannot use, matches none),
+    pattern, or one pathlib cannot use, matches none; when files matched and ``exclude`` left out every
+    one, the detail gives their count and the patterns that left them out),
     ``path_outside_root`` for a symbolic link that resolves outside ``corpus_dir``,
     ``not_a_regular_file`` for a matching entry that is neither a file nor a folder (a FIFO, a
     socket, a device, a dangling link or a link loop: ``entry_kind``), so no page is left out
@@ -170,7 +173,11 @@ def document_paths(
     if not root.is_dir():
         raise IngestionError("invalid_corpus", f"corpus folder not found: {root}")
     globs = _patterns(glob, (DEFAULT_GLOB,))
-    excluded = {p.relative_to(root).as_posix() for pattern in _patterns(exclude, ()) for p in _globbed(root, pattern)}
+    excluded_by = {
+        pattern: {p.relative_to(root).as_posix() for p in _globbed(root, pattern)} for pattern in _patterns(exclude, ())
+    }
+    excluded = set().union(*excluded_by.values())
+    left_out: set[str] = set()  # files a glob matched that an exclude pattern left out
     resolved_root = root.resolve()
     found: dict[str, Path] = {}
     refused: dict[str, IngestionError] = {}  # the first in doc_id order is raised, whatever the listing order
@@ -179,7 +186,11 @@ def document_paths(
         if any(part.startswith(".") for part in relative.parts):
             continue
         doc_id = relative.as_posix()
-        if doc_id in found or any(p in excluded for p in _self_and_parents(relative)):
+        if doc_id in found:
+            continue
+        if any(p in excluded for p in _self_and_parents(relative)):
+            if path.is_file():
+                left_out.add(doc_id)
             continue
         if not path.is_file():
             # A folder is walked, not read; anything else would be a page silently left out.
@@ -193,8 +204,26 @@ def document_paths(
         found[doc_id] = path
     if refused:
         raise refused[min(refused)]
-    refuse_empty_corpus(found, f"no file under {root} matches {', '.join(repr(g) for g in globs)}")
+    refuse_empty_corpus(found, _none_found(root, globs, left_out, excluded_by))
     return sorted(found.items())
+
+
+def _none_found(root: Path, globs: tuple[str, ...], left_out: set[str], excluded_by: dict[str, set[str]]) -> str:
+    """Why a folder gave no file: none matches ``globs``, or every match was left out by the exclude
+    patterns named (those that left out a matched file, or a folder holding one)."""
+    matched = ", ".join(repr(g) for g in globs)
+    if not left_out:
+        return f"no file under {root} matches {matched}"
+    named = [
+        pattern
+        for pattern, hits in excluded_by.items()
+        if any(p in hits for doc_id in left_out for p in _self_and_parents(Path(doc_id)))
+    ]
+    files = "file" if len(left_out) == 1 else "files"
+    return (
+        f"{len(left_out)} {files} under {root} match {matched}, and all were excluded by "
+        f"{', '.join(repr(p) for p in named)}"
+    )
 
 
 def entry_kind(path: Path) -> str | None:

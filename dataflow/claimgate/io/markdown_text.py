@@ -3,10 +3,10 @@
 Why this module exists: a Markdown page is read as rendered, so an honest quote of what the reader
 sees is found (``sensible [limits](config.md#limits) on every pool`` reads "sensible limits on every
 pool"), while its spans still slice the file as written (``io.visible_text``). Parsed by
-``markdown-it-py`` (CommonMark) with tables and strikethrough enabled and the footnote plugin of
-``mdit-py-plugins``; markdown-it gives lines for blocks only, so each piece of text is placed in its
-block's lines in order (``visible_text.align``). Rules: docs/documents.md, "Rendered Markdown and
-reStructuredText".
+``markdown-it-py`` (CommonMark) with tables and strikethrough enabled and the footnote and MyST role
+plugins of ``mdit-py-plugins`` (a role shows as Sphinx shows it, ``io.sphinx_roles``); markdown-it
+gives lines for blocks only, so each piece of text is placed in its block's lines in order
+(``visible_text.align``). Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
 
 What is visible: text, emphasis and link text (targets out), inline code (backticks out), code
 blocks and fences (their info string out), headings, list items, table cells (one line per cell, row
@@ -20,10 +20,12 @@ from __future__ import annotations
 import re
 from array import array
 
+from claimgate.errors import IngestionError
+from claimgate.io.sphinx_roles import role_display, role_places
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-2"
+EXTRACTOR_VERSION = "markdown-5"
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -35,6 +37,15 @@ _BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # A MyST comment line holding a directive: the whole line, without its line break.
 _MYST_DIRECTIVE_LINE = re.compile(r"^% @[^\r\n]*", re.MULTILINE)
 
+#: Block levels a Markdown page may nest (``document_too_deep`` past it): a block quote is one level, a list
+#: two (the list and its item). markdown-it stops reading a page silently at its ``maxNesting`` (20 in
+#: CommonMark's preset: ten lists deep dropped the rest of the page), so the limit is raised to this and a
+#: page reaching it is refused, never read in part. Each level costs markdown-it about three Python stack
+#: frames, so 128 stays well inside the interpreter's recursion limit; real pages nest a few levels.
+MAX_MARKDOWN_NESTING = 128
+#: Block tokens whose content markdown-it reads one level further in (where the limit cuts a page).
+_CONTAINERS = frozenset({"blockquote_open", "list_item_open", "footnote_open", "footnote_reference_open"})
+
 _PARSER = None
 
 
@@ -43,9 +54,22 @@ def _parser():
     if _PARSER is None:
         from markdown_it import MarkdownIt
         from mdit_py_plugins.footnote import footnote_plugin
+        from mdit_py_plugins.myst_role import myst_role_plugin
 
-        _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
+        parser = MarkdownIt("commonmark", {"maxNesting": MAX_MARKDOWN_NESTING})
+        parser = parser.enable(["table", "strikethrough"]).use(footnote_plugin, inline=False)
+        _PARSER = parser.use(myst_role_plugin)  # {meth}`~pool.Pool.close`, read as Sphinx shows it
     return _PARSER
+
+
+def _tokens(text: str) -> list:
+    """markdown-it's block tokens of ``text``, or ``IngestionError`` ``document_too_deep`` when a block quote,
+    list item or footnote opens at the last level markdown-it reads (``MAX_MARKDOWN_NESTING``): its content,
+    and in a list the rest of the page, would be dropped without a word."""
+    tokens = _parser().parse(text)
+    if any(t.level >= MAX_MARKDOWN_NESTING - 1 and t.type in _CONTAINERS for t in tokens):
+        raise IngestionError("document_too_deep", f"Markdown nested {MAX_MARKDOWN_NESTING} block levels deep or more")
+    return tokens
 
 
 def _normalized(raw: str) -> tuple[str, list[int] | None, tuple[tuple[int, int, str], ...]]:
@@ -117,7 +141,7 @@ class _Reader:
                 ends += range(found + 1, found + len(line) + 1)
                 self.line_cursor[k] = found + len(line)
             elif line:
-                places, self.line_cursor[k] = align(line, self.text, col, stop)
+                places, self.line_cursor[k] = align(line, self.text, col, stop, escapes=False)  # raw lines
                 starts += places[0::2]
                 ends += places[1::2]
         return starts, ends
@@ -129,7 +153,7 @@ class _Reader:
         starts.append(ends[-1] if ends else (self.line_starts[token.map[0]] if token.map else 0))
         ends.append(starts[-1])
 
-        def emit(places: list[int]) -> None:
+        def emit(chars: str, places: list[int]) -> None:
             for i in range(0, len(places), 2):
                 a, b = places[i], places[i + 1]
                 char = chars[i // 2]
@@ -149,13 +173,15 @@ class _Reader:
             if kind == "text":
                 chars = child.content
                 places, cur = align(chars, src, cur, len(src), entities=True)
-                emit(places)
+                emit(chars, places)
             elif kind == "code_inline":
                 cur = _after(src, child.markup, cur)
-                chars = child.content
-                places, cur = align(chars, src, cur, len(src))
-                emit(places)
+                chars = child.content  # a code span holds its backslashes as written
+                places, cur = align(chars, src, cur, len(src), escapes=False)
+                emit(chars, places)
                 cur = _after(src, child.markup, cur)
+            elif kind == "myst_role":
+                cur = self.myst_role(child, src, cur, emit, hide)
             elif kind in ("softbreak", "hardbreak"):
                 found = src.find("\n", cur)
                 at = found if found >= 0 else cur
@@ -197,6 +223,27 @@ class _Reader:
             elif kind.endswith(("_open", "_close")) and child.markup:
                 cur = _after(src, child.markup, cur)
 
+    def myst_role(self, child, src: str, cur: int, emit, hide) -> int:
+        """A MyST role (``{name}`text```) as Sphinx shows it (``io.sphinx_roles``); the offset after it."""
+        name = child.meta.get("name", "")
+        start = src.find("{" + name + "}", cur)
+        if start < 0:
+            return cur
+        text = start + len(name) + 2  # the opening backticks, then the role's text (as the plugin reads it)
+        while text < len(src) and src[text] == "`":
+            text += 1
+        run = text - start - len(name) - 2
+        close = src.find("`" * run, text + 1)
+        end = close + run if close >= 0 else len(src)
+        core, suffix = role_display(name.lower(), child.content)
+        hidden, places = role_places(src, start, end, core, core + suffix)
+        if not places:  # a role whose text markdown-it changed (a line break read as a space): placed in order
+            hidden, places = [(start, text)], align(core + suffix, src, text, end, escapes=False)[0]
+        for a, b in hidden:
+            hide(a, b, "role")
+        emit(core + suffix, places)
+        return end
+
     def code(self, token) -> None:
         """A fence or an indented code block: its text as written, the fence lines out."""
         first = token.map[0] + (1 if token.type == "fence" else 0)
@@ -230,7 +277,7 @@ class _Reader:
                 self.out.add(char, i, i + 1)
 
     def read(self) -> VisibleText:
-        for token in _parser().parse(self.text):
+        for token in _tokens(self.text):
             kind = token.type
             if kind == "inline":
                 self.inline(token)
@@ -301,8 +348,10 @@ def markdown_visible_text(raw: str) -> VisibleText:
     """The rendered text of a Markdown page (``raw``, decoded) with its map back to ``raw``.
 
     ``text`` ends every line with ``\\n``; ``starts``/``ends`` are character offsets in ``raw`` (a
-    ``\\r\\n`` line break is both its characters). Never raises for any ``str``: markdown-it reads every
-    text as Markdown. Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
+    ``\\r\\n`` line break is both its characters). markdown-it reads every text as Markdown; raises
+    ``IngestionError`` ``document_too_deep`` only for a page nesting blocks ``MAX_MARKDOWN_NESTING`` levels
+    deep, which it would read in part. Rules: docs/documents.md, "Rendered Markdown and reStructuredText"
+    and "Refusals".
     """
     text, offsets, dropped = _normalized(raw)
     read = _Reader(text).read()

@@ -4,9 +4,9 @@ Why this module exists: a reStructuredText page is read as Sphinx shows it, so `
 is quoted as ``close()`` and ``:data:`0.5``` as ``0.5``, while spans still slice the file as written
 (``io.visible_text``). Parsed by ``docutils`` into its document tree (file inclusion and raw output
 switched off, no message printed); the roles and directives of Sphinx that docs use are read the way
-Sphinx renders them (the tables below). docutils gives lines for blocks only, so each piece of text is
-placed in the file in order, an inline element within its own markup (``visible_text.align``). Rules:
-docs/documents.md, "Rendered Markdown and reStructuredText".
+Sphinx renders them (the tables below; the roles' in ``io.sphinx_roles``). docutils gives lines for
+blocks only, so each piece of text is placed in the file in order, an inline element within its own
+markup (``visible_text.align``). Rules: docs/documents.md, "Rendered Markdown and reStructuredText".
 
 What is visible: text, titles, emphasis, literals (backticks out), link text (targets out), roles,
 literal and code blocks, list items, table cells (one line per cell paragraph, row by row), footnote
@@ -21,22 +21,14 @@ from __future__ import annotations
 import io
 import re
 
+from claimgate.io.sphinx_roles import CODE_ROLES, FUNCTION_ROLES, TEXT_ROLES, role_display, role_places
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
-#: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "rst-1"
+__all__ = ["CODE_ROLES", "FUNCTION_ROLES", "TEXT_ROLES", "role_display", "rst_visible_text"]  # roles: io.sphinx_roles
 
-#: Sphinx roles shown as code, with a function's ``()`` added when no title is given (Sphinx's default).
-FUNCTION_ROLES = ("func", "meth", "py:func", "py:meth", "c:func", "cpp:func")
-#: Sphinx cross-reference roles shown as code (``~`` keeps the last dotted component).
-CODE_ROLES = (
-    "class", "data", "attr", "mod", "obj", "exc", "const", "type",
-    "py:class", "py:data", "py:attr", "py:mod", "py:obj", "py:exc", "py:const", "py:type",
-    "envvar", "option", "file", "samp", "command", "kbd", "token", "makevar", "regexp", "c:macro", "c:type",
-)  # fmt: skip
-#: Sphinx roles shown as plain text (the title of ``title <target>``, else the target).
-TEXT_ROLES = ("ref", "doc", "term", "numref", "download", "any", "guilabel", "menuselection", "dfn", "program",
-              "mimetype", "manpage", "std:ref", "std:doc", "std:term")  # fmt: skip
+#: Version of this extractor's rules: part of the extracted-text cache key.
+EXTRACTOR_VERSION = "rst-2"
+
 #: Sphinx directives whose content is shown (their own generated labels are not in the file).
 CONTENT_DIRECTIVES = ("seealso", "only", "hlist", "centered", "glossary", "tab", "tabs", "card", "dropdown",
                       "grid")  # fmt: skip
@@ -56,7 +48,6 @@ DESCRIPTION_DIRECTIVES = ("function", "class", "method", "attribute", "data", "e
                           "py:function", "py:class", "py:method", "py:attribute", "py:data", "py:exception",
                           "py:decorator", "py:property", "envvar", "option", "describe", "object")  # fmt: skip
 
-_TITLED = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _SETTINGS = {
     "report_level": 5,
     "halt_level": 5,
@@ -70,22 +61,6 @@ _REGISTERED = False
 #: What may stand between the text placed so far and the next inline element: white space, escapes,
 #: and a list item's bullet or enumerator (``*``, ``-``, ``1.``, ``(a)``, ``#.``) or a line block's ``|``.
 _LEAD = re.compile(r"[\s\\]*(?:(?:[-*+\u2022|]|\(?(?:[0-9]+|[a-zA-Z]|[ivxlcdmIVXLCDM]+|#)[.)])\s+)?[\s\\]*")
-
-
-def role_display(role: str, text: str) -> tuple[str, str]:
-    """``(core, suffix)`` a Sphinx role shows for ``text``: ``core`` is in the role's text as written.
-
-    ``title <target>`` shows the title; a ``~`` target its last dotted component; ``!`` is dropped; a
-    function or method role adds ``()`` (the ``suffix``) unless a title is given or it ends with ``)``.
-    """
-    titled = _TITLED.match(text)
-    if titled:
-        return titled["title"], ""
-    target = text.lstrip("!")
-    if target.startswith("~"):
-        target = target[1:].rsplit(".", 1)[-1]
-    suffix = "()" if role in FUNCTION_ROLES and not target.endswith(")") else ""
-    return target, suffix
 
 
 def _register() -> None:
@@ -223,14 +198,38 @@ class _Reader:
         return found
 
     def text(self, text: str, limit: int) -> None:
-        places, self.cursor = align(text, self.raw, self.cursor, limit)
+        """Place a text node's characters (``text`` as docutils holds it: ``\\x00`` marks an escape).
+
+        docutils unescapes prose only: each backslash escape of the file is a ``\\x00`` before the
+        character it escapes, while literal text (inline literals, literal, code and doctest blocks)
+        holds its backslashes as written. So a ``\\x00`` is placed at the file's next backslash, the
+        escaped character shown for the escape whole (``\\*`` for ``*``), and an escaped space or
+        line break shows nothing, as in docutils; every other character, a backslash too, is itself.
+        """
+        pieces = text.split("\x00")
+        self._plain(pieces[0], limit)
+        for piece in pieces[1:]:
+            slash = self.raw.find("\\", self.cursor, limit)
+            if slash < 0:  # never in a docutils tree: the escape is placed as plain text
+                self._plain(piece, limit)
+                continue
+            self.cursor = min(slash + 2, limit)
+            if piece[:1] in (" ", "\n"):
+                piece = piece[1:]
+            elif piece:
+                self.out.add(piece[0], slash, self.cursor)
+                piece = piece[1:]
+            self._plain(piece, limit)
+
+    def _plain(self, text: str, limit: int) -> None:
+        places, self.cursor = align(text, self.raw, self.cursor, limit, escapes=False)
         for i, char in enumerate(text):
             self.out.add(char, places[2 * i], places[2 * i + 1])
 
     def walk(self, node, limit: int) -> None:
         n = self.nodes
         if isinstance(node, n.Text):
-            self.text(node.astext(), limit)
+            self.text(str(node), limit)
             return
         if isinstance(node, n.comment):
             self.comment(node, limit)
@@ -268,17 +267,15 @@ class _Reader:
     def role(self, node, start: int, end: int) -> None:
         """A role as Sphinx shows it: its core placed in its markup, an added ``()`` mapped to nothing."""
         core, shown = node["cg_core"], node.astext()
-        at = self.raw.rfind(core, start, end) if core else -1
-        if at < 0:
+        hidden, places = role_places(self.raw, start, end, core, shown)
+        if not places:
             self.cursor = start
             self.text(shown, end)
             return
-        self.out.hide(start, at, "role")  # the role's name and what ``~`` or a title leaves out
-        self.out.hide(at + len(core), end - 1 if self.raw[end - 1] == "`" else end, "role")
-        for i, char in enumerate(core):
-            self.out.add(char, at + i, at + i + 1)
-        for char in shown[len(core) :]:
-            self.out.add(char, at + len(core), at + len(core))
+        for a, b in hidden:  # the role's name and what ``~`` or a title leaves out
+            self.out.hide(a, b, "role")
+        for i, char in enumerate(shown):
+            self.out.add(char, places[2 * i], places[2 * i + 1])
 
     def comment(self, node, limit: int) -> None:
         """A comment (``..`` then text) is hidden; one whose text starts with ``@`` is a directive comment."""

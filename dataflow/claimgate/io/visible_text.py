@@ -154,18 +154,22 @@ class VisibleTextBuilder:
         )
 
 
-def align(text: str, source: str, cursor: int, limit: int, *, entities: bool = False) -> tuple[list[int], int]:
+def align(
+    text: str, source: str, cursor: int, limit: int, *, entities: bool = False, escapes: bool = True
+) -> tuple[list[int], int]:
     """Place each character of ``text`` in ``source[cursor:limit]``, in order.
 
     Returns ``(places, cursor)``: ``places`` holds two entries per character (start and end in
     ``source``) and ``cursor`` where the next search starts. A character is placed at its next
-    occurrence; a backslash escape (``\\*`` for ``*``) and, with ``entities``, a character reference
-    (``&amp;`` for ``&``) are placed whole; white space in ``text`` takes one white-space character of
-    ``source`` when one is next, else an empty range; a character not found gets an empty range.
+    occurrence; with ``escapes`` (text its parser unescaped, as Markdown prose) a backslash escape
+    (``\\*`` for ``*``) and, with ``entities``, a character reference (``&amp;`` for ``&``) are placed
+    whole; white space in ``text`` takes one white-space character of ``source`` when one is next, else
+    an empty range; a character not found gets an empty range. Pass ``escapes=False`` for text shown as
+    written (code, literal blocks), where a backslash is only itself: ``\\\\`` there is two characters.
     """
     places: list[int] = []
     for char in text:
-        if cursor + 1 < limit and source[cursor] == "\\" and source[cursor + 1] == char:
+        if escapes and cursor + 1 < limit and source[cursor] == "\\" and source[cursor + 1] == char:
             places += (cursor, cursor + 2)
             cursor += 2
             continue

@@ -1,11 +1,16 @@
 """One card per audited citation: verdict, quote, the source passage with its spans marked, the
 nearest passage and its edits for a rejected quote, what an ellipsis left out, the judge's reasoning.
 
-Every string taken from a row or a document goes through ``page.escaped``.
+Every string taken from a row or a document goes through ``page.escaped``. A rendered page's passage is
+shown as a reader sees it (its visible text), each span taken back from the file as written to the
+visible characters it holds (``passage_of``); rule: docs/documents.md, "The review page's passages".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from claimgate.io.visible_text import VisibleText
 from claimgate.report.page import attribute, badge, escaped
 
 #: Characters of the source shown on each side of the marked spans.
@@ -28,6 +33,25 @@ def marked_passage(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
+def passage_of(
+    doc_id: str, spans: list[tuple[int, int]], documents: Mapping[str, str], maps: Mapping[str, object] | None
+) -> tuple[str, list[tuple[int, int]]] | None:
+    """The text a card shows for ``doc_id`` and ``spans`` (``[start, end)`` pairs of a row) within it.
+
+    A row's spans of a Markdown or reStructuredText page slice the file as written (``raw_spans``):
+    when ``maps[doc_id]`` is its ``VisibleText``, the page shows ``text`` (what a reader sees) and each
+    span becomes the visible characters it holds (``VisibleText.visible_span``). Any other document
+    (plain text, HTML, PDF, a corpus file) shows ``documents[doc_id]``, whose characters its spans
+    already index. ``None`` when the document is neither. Offsets are characters.
+    """
+    visible = (maps or {}).get(doc_id)
+    if isinstance(visible, VisibleText):
+        return visible.text, [visible.visible_span(a, b) for a, b in spans]
+    if doc_id in documents:
+        return documents[doc_id], spans
+    return None
+
+
 def _section(label: str, content: str) -> str:
     return f'<div class="label">{escaped(label)}</div><div class="passage">{content}</div>' if content else ""
 
@@ -45,8 +69,12 @@ def _edits(edits: list[dict]) -> str:
     )
 
 
-def citation_card(row: dict, documents: dict) -> str:
-    """The card of one audit row (``audit_rows``/``Audit.check`` fields), filterable by verdict and reason."""
+def citation_card(row: dict, documents: dict, maps: Mapping[str, object] | None = None) -> str:
+    """The card of one audit row (``audit_rows``/``Audit.check`` fields), filterable by verdict and reason.
+
+    ``documents``: the run's ``{doc_id: text}``; ``maps``: its ``{doc_id: VisibleText | PdfPages}``
+    (``AuditRun.source_maps``), so a rendered page's passage is marked where its spans are (``passage_of``).
+    """
     verdict, reason = str(row.get("verdict")), str(row.get("reason"))
     parts = [
         f'<div class="card v-{attribute(verdict)}" data-verdict="{attribute(verdict)}" '
@@ -59,8 +87,9 @@ def citation_card(row: dict, documents: dict) -> str:
     for span in row.get("spans") or []:
         by_doc.setdefault(span["doc_id"], []).append((span["start"], span["end"]))
     for doc_id, spans in by_doc.items():
-        if doc_id in documents:
-            parts.append(_section(f"source passage in {doc_id}", marked_passage(documents[doc_id], spans)))
+        shown = passage_of(doc_id, spans, documents, maps)
+        if shown is not None:
+            parts.append(_section(f"source passage in {doc_id}", marked_passage(*shown)))
     offsets = row.get("offsets") or {}
     if offsets.get("checked"):
         stated = "at the stated offsets" if offsets["at_offsets"] else "NOT at the stated offsets"
@@ -71,9 +100,10 @@ def citation_card(row: dict, documents: dict) -> str:
     if diagnosis:
         parts.append(f'<div class="label">diagnosis</div><div><code>{escaped(diagnosis.get("kind"))}</code></div>')
         nearest = diagnosis.get("nearest")
-        if nearest and nearest.get("doc_id") in documents:
-            content = marked_passage(documents[nearest["doc_id"]], [(nearest["start"], nearest["end"])])
-            parts.append(_section(f"nearest passage in {nearest['doc_id']}", content))
+        where = [(nearest["start"], nearest["end"])] if nearest else []
+        shown = passage_of(nearest.get("doc_id"), where, documents, maps) if nearest else None
+        if shown is not None:
+            parts.append(_section(f"nearest passage in {nearest['doc_id']}", marked_passage(*shown)))
         parts.append(_edits(diagnosis.get("edits") or []))
     elided = [e for e in row.get("elided") or [] if e.get("text")]
     if elided:

@@ -11,10 +11,14 @@ from claimgate.report.page import attribute, badge, escaped, filter_bar, page
 MAX_CASE_PICTURES = 200
 
 
-def audit_page(rows: list[dict], documents: dict, title: str = "Citation audit") -> str:
-    """The page of an audit: a filter bar and one card per row (``audit_rows`` dicts), in row order."""
+def audit_page(rows: list[dict], documents: dict, title: str = "Citation audit", maps: dict | None = None) -> str:
+    """The page of an audit: a filter bar and one card per row (``audit_rows`` dicts), in row order.
+
+    ``maps``: the run's ``{doc_id: VisibleText | PdfPages}`` (``AuditRun.source_maps``), so a rendered
+    page's passages are shown as read, marked where the spans are (``cards.passage_of``).
+    """
     body = filter_bar([str(r.get("verdict")) for r in rows], [str(r.get("reason")) for r in rows])
-    body += "".join(citation_card(row, documents) for row in rows) or "<p>no citations</p>"
+    body += "".join(citation_card(row, documents, maps) for row in rows) or "<p>no citations</p>"
     return page(title, body)
 
 
@@ -35,8 +39,9 @@ def coloured_answer(result: dict) -> str:
     return f'<div class="answer">{"".join(pieces)}</div>'
 
 
-def answer_page(result: dict, documents: dict, title: str = "Answer audit") -> str:
-    """The page of an answer (``answer_result``): verdict, the coloured answer, each claim with its cards."""
+def answer_page(result: dict, documents: dict, title: str = "Answer audit", maps: dict | None = None) -> str:
+    """The page of an answer (``answer_result``): verdict, the coloured answer, each claim with its cards
+    (``maps`` as for ``audit_page``)."""
     rows = [c for claim in result["claims"] for c in claim["citations"]]
     failing = ", ".join(result["failing_claims"]) or "none"
     body = [
@@ -50,7 +55,7 @@ def answer_page(result: dict, documents: dict, title: str = "Answer audit") -> s
             f"<h3>{escaped(claim['claim_id'])} {badge(claim['status'])} <code>{escaped(claim['reason'])}</code></h3>"
             f"<p>{escaped(claim['text'])}</p>" + (f"<p>{escaped(claim['detail'])}</p>" if claim.get("detail") else "")
         )
-        body += [citation_card(row, documents) for row in claim["citations"]]
+        body += [citation_card(row, documents, maps) for row in claim["citations"]]
     return page(title, "".join(body))
 
 
