@@ -149,7 +149,9 @@ def test_property_a_prefix_never_invalidates_a_quote_and_spans_slice_to_it(tmp_p
     new = " ".join(prefix) + "\n" + text if prefix else text + " "
     (row,) = recheck_citations(read_ledger(path), {"d": new})
     assert row["status"] == "intact"
-    assert [new[s["start"] : s["end"]] for s in row["spans"]] == [quote]
+    # The first verbatim occurrence may start in the prefix (a body of repeated words), across its line
+    # break: the span then holds the quote with that break for a space, which is still the quote's words.
+    assert [" ".join(new[s["start"] : s["end"]].split()) for s in row["spans"]] == [quote]
 
 
 def test_an_answers_citations_go_to_the_ledger_and_recheck(tmp_path):
