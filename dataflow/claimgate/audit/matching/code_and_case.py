@@ -59,6 +59,40 @@ def code_regions(original: str) -> list[tuple[int, int]]:
     return [m.span() for m in SOURCE_CODE_RE.finditer(original)]
 
 
+#: Brackets a source writes around its own text (docs/audit-rules.md, "Brackets in code and values"):
+#: an editor's bracket may not stand for source tokens that the source itself encloses in one of these,
+#: so ``largs : [int]`` is never an editorial ``int`` for the source's ``largs : [string]``.
+SOURCE_OPENERS = "[({"
+SOURCE_CLOSERS = "])}"
+
+
+def _opens(text: str) -> bool:
+    return any(c in SOURCE_OPENERS for c in text)
+
+
+def _closes(text: str) -> bool:
+    return any(c in SOURCE_CLOSERS for c in text)
+
+
+def bracketed_in_source(original: str, starts, ends, p: int, q: int) -> bool:
+    """Does the source enclose its tokens ``p..q-1`` in a bracket of its own (:data:`SOURCE_OPENERS`)?
+
+    ``original`` is the document's text, ``starts``/``ends`` its tokens' character offsets
+    (0-based, ``ends`` exclusive). True when the source text between token ``p - 1`` and
+    token ``p`` holds an opener and the text between token ``q - 1`` and token ``q`` holds a
+    closer (the document's start and end bound the first and last text); for ``q == p`` (a
+    bracket standing for no token) when the text between tokens ``p - 1`` and ``p`` holds an
+    opener followed by a closer (``f()``, ``[]``). Either kind of each: fail closed.
+    """
+    n = len(starts)
+    lead = original[ends[p - 1] if p > 0 else 0 : starts[p] if p < n else len(original)]
+    if q == p:
+        at = next((i for i, c in enumerate(lead) if c in SOURCE_OPENERS), -1)
+        return at >= 0 and _closes(lead[at + 1 :])
+    trail = original[ends[q - 1] : starts[q] if q < n else len(original)]
+    return _opens(lead) and _closes(trail)
+
+
 def in_code(regions: list[tuple[int, int]], at: int) -> bool:
     """Is character offset ``at`` inside one of the ascending ``regions``?"""
     k = bisect_right(regions, (at, float("inf"))) - 1
