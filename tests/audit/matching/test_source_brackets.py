@@ -234,3 +234,43 @@ def test_annotation_bracket_in_a_quote_is_literal() -> None:
     source = "The field choices : [string] lists the accepted values of the option."
     assert verdict("The field choices : [string] lists the accepted values", source) == FOUND
     assert verdict("The field choices : [int] lists the accepted values", source)[0] == "not_found"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    words=st.lists(_WORD, min_size=10, max_size=11, unique=True),
+    at=st.integers(min_value=0, max_value=2),
+    kind=st.integers(min_value=0, max_value=len(SOURCE_OPENERS) - 1),
+)
+def test_replacing_one_word_inside_the_source_bracket_never_stays_found(words, at, kind) -> None:
+    before, after, inner, new = words[:3], words[3:6], words[6:9], words[9]
+    opener, closer = SOURCE_OPENERS[kind], SOURCE_CLOSERS[kind]
+    source = f"{' '.join(before)} {opener}{' '.join(inner)}{closer} {' '.join(after)}."
+    changed = [*inner[:at], new, *inner[at + 1 :]]
+    quote = f"{' '.join(before)} [{' '.join(changed)}] {' '.join(after)}"
+    assert verdict(quote, source) == REFUSED
+
+
+_SEPARATORS = [", ", ",", " : ", ".", " -> ", "::", " = "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    words=st.lists(_WORD, min_size=5, max_size=5, unique=True),
+    seps=st.lists(st.sampled_from(_SEPARATORS), min_size=4, max_size=4),
+    at=st.integers(min_value=0, max_value=3),
+    other=st.sampled_from(_SEPARATORS),
+)
+def test_changing_a_separator_of_a_call_never_stays_found(words, seps, at, other) -> None:
+    def call(parts: list[str]) -> str:
+        args = words[1] + "".join(p + w for p, w in zip(parts, words[2:], strict=False))
+        return f"{words[0]}({args}) returns the value"
+
+    changed = [*seps[:at], other, *seps[at + 1 :]]
+    if "".join(changed).replace(" ", "") == "".join(seps).replace(" ", ""):
+        return
+    source = "Calling " + call(seps[:3]) + " at once."
+    quote = "Calling " + call(changed[:3])
+    if quote == "Calling " + call(seps[:3]):
+        return
+    assert verdict(quote, source)[0] != "found"
