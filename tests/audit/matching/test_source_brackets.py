@@ -93,6 +93,12 @@ def test_bracket_standing_for_the_source_bracketed_text_is_refused(source: str, 
     assert verdict(quote, source) == REFUSED
 
 
+def test_bracket_standing_for_part_of_the_source_bracketed_text_is_refused() -> None:
+    source = "The accepted modes are [fast safe] for every job in the queue."
+    assert verdict("The accepted modes are [slow] safe] for every job in the queue", source) == REFUSED
+    assert verdict("The accepted modes are (slow safe) for every job in the queue", source)[0] == "not_found"
+
+
 @pytest.mark.parametrize(
     "source",
     [

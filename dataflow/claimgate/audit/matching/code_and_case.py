@@ -129,6 +129,8 @@ def code_regions(original: str) -> list[tuple[int, int]]:
 #: so ``largs : [int]`` is never an editorial ``int`` for the source's ``largs : [string]``.
 SOURCE_OPENERS = "[({"
 SOURCE_CLOSERS = "])}"
+#: Source tokens after those a bracket stands for within which the source's bracket may close.
+ENCLOSING_REACH = 4
 
 
 def _opens(text: str) -> bool:
@@ -144,8 +146,8 @@ def bracketed_in_source(original: str, starts, ends, p: int, q: int) -> bool:
 
     ``original`` is the document's text, ``starts``/``ends`` its tokens' character offsets
     (0-based, ``ends`` exclusive). True when the source text between token ``p - 1`` and
-    token ``p`` holds an opener and the text between token ``q - 1`` and token ``q`` holds a
-    closer (the document's start and end bound the first and last text); for ``q == p`` (a
+    token ``p`` holds an opener and, after token ``q - 1``, a closer comes before any opener
+    within :data:`ENCLOSING_REACH` tokens (the document's start and end bound the text); for ``q == p`` (a
     bracket standing for no token) when the text between tokens ``p - 1`` and ``p`` holds an
     opener followed by a closer (``f()``, ``[]``). Either kind of each: fail closed.
     """
@@ -154,8 +156,12 @@ def bracketed_in_source(original: str, starts, ends, p: int, q: int) -> bool:
     if q == p:
         at = next((i for i, c in enumerate(lead) if c in SOURCE_OPENERS), -1)
         return at >= 0 and _closes(lead[at + 1 :])
-    trail = original[ends[q - 1] : starts[q] if q < n else len(original)]
-    return _opens(lead) and _closes(trail)
+    if not _opens(lead):
+        return False
+    # the source's bracket closes after the stood-for tokens, or a few tokens on (``[a b]`` for ``[x] b]``)
+    reach = original[ends[q - 1] : ends[min(q + ENCLOSING_REACH, n) - 1] if q < n else len(original)]
+    first = next((c for c in reach if c in SOURCE_OPENERS or c in SOURCE_CLOSERS), "")
+    return first != "" and first in SOURCE_CLOSERS
 
 
 def in_code(regions: list[tuple[int, int]], at: int) -> bool:
