@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from claimgate.audit.index.types import IndexedDocument
-from claimgate.audit.matching.code_and_case import code_regions, in_code
+from claimgate.audit.matching.code_and_case import bracketed_in_source, code_regions, in_code
 from claimgate.audit.matching.deciding import REPLACES_VALUE, gap_bits
 from claimgate.audit.matching.quote_parsing import (
     BRACKET_MAX_TOKENS,
@@ -199,6 +199,8 @@ class DocumentSearch:
             at = self.doc.starts[p] if p < self.n else len(self.doc.original)
             if self._code and (in_code(self._code, at) or (q > p and in_code(self._code, self.doc.ends[q - 1] - 1))):
                 bits |= REPLACES_VALUE  # a bracket in the source's code is the code's own text
+        if not bits & REPLACES_VALUE and bracketed_in_source(self.doc.original, self.doc.starts, self.doc.ends, p, q):
+            bits |= REPLACES_VALUE  # the source's own bracket: the quote's must match it literally
         return bits
 
     def smallest_gaps(self, fragment: Fragment, memo: dict, p0: int, strict: bool) -> tuple[int, int] | None:

@@ -12,19 +12,84 @@ only corpus tokens that fold to its own.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
+
+from claimgate.audit.text.marks import ELLIPSIS_RE
 
 #: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
 #: of them is a subscript (fused to a name, other than a fused editorial letter of at most
 #: three: ``pkg[extra]``, ``row['age']``, ``a[0]``), touches an ``=`` (``retry=[True]``,
-#: ``x = [1]``), or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code).
-CODE_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])|=\s*\[|\]\s*=|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
+#: ``x = [1]``), follows a colon spaced on both sides, as in a type annotation (``largs : [string]``),
+#: or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code).
+CODE_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])|=\s*\[|\]\s*=|\w\s+:\s+\[|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
 
 
 def reads_as_code(quote: str) -> bool:
     """Are ``quote``'s brackets code (:data:`CODE_RE`)? Then they are literal text, never the editor's."""
     return CODE_RE.search(quote) is not None
+
+
+#: A quote is shaped like code, so its punctuation is compared (docs/audit-rules.md, "Brackets in
+#: code and values"), when it reads as code (:data:`CODE_RE`) or holds a call (``f(``), an annotation
+#: spaced on both sides (``largs : [string]``), ``::``, ``->`` or ``=`` (not ``>=``,
+#: ``<=``, ``!=``: comparisons of prose). A backtick alone is markup.
+CODE_SHAPE_RE = re.compile(r"\w\(|\w\s+:\s+\S|::|->|(?<![<>!])=")
+#: Typographic spellings a quote may change without changing code: curly quotes and dashes.
+PUNCTUATION_FOLDS = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+    }  # fmt: skip
+)
+_BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])- (?=[^\W\d_])")
+#: ASCII spellings read as one symbol, as the tokens read them (docs/audit-rules.md, "Symbols").
+_SYMBOL_SPELLINGS = ((">=", "\u2265"), ("<=", "\u2264"), ("!=", "\u2260"), ("+/-", "\u00b1"))
+#: Markup, not code: a backtick span's marks are left out of the compared punctuation.
+_MARKUP = "`"
+_EDGE_RE = re.compile(r"^[\W_]*|[\W_]*$")
+
+
+def is_code_shaped(quote: str) -> bool:
+    """Is ``quote`` shaped like code (:data:`CODE_SHAPE_RE`, :data:`CODE_RE`)? Then its punctuation counts."""
+    return CODE_SHAPE_RE.search(quote) is not None or reads_as_code(quote)
+
+
+def punctuation(text: str) -> str:
+    """The punctuation and symbols of ``text`` between its first and last letter or digit, in order.
+
+    NFKC, curly quotes and dashes folded (:data:`PUNCTUATION_FOLDS`), a word broken by a hyphen at
+    a line end (or before a space) joined, white space, backticks and format characters (soft hyphen) dropped.
+    """
+    text = _BROKEN_WORD_RE.sub("", unicodedata.normalize("NFKC", text)).translate(PUNCTUATION_FOLDS)
+    for ascii_spelling, symbol in _SYMBOL_SPELLINGS:
+        text = text.replace(ascii_spelling, symbol)
+    text = _EDGE_RE.sub("", text)
+    return "".join(
+        c for c in text if not (c.isalnum() or c.isspace() or c in _MARKUP or unicodedata.category(c) == "Cf")
+    )
+
+
+def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[tuple[bool, str]]:
+    """Per fragment of ``quote`` (split at ellipses unless ``literal_ellipses``): is ``shape`` (the quote
+    as written, of the same length) code-shaped (:func:`is_code_shaped`), and the :func:`punctuation` of
+    the fragment's characters in ``shape``. Compared with the source where either side is code-shaped."""
+    code = is_code_shaped(shape)
+    cuts = [0] if literal_ellipses else [0, *(i for m in ELLIPSIS_RE.finditer(quote) for i in m.span())]
+    ends = [*cuts[1::2], len(shape)]
+    return [(code, punctuation(shape[lo:hi])) for lo, hi in zip(cuts[::2], ends, strict=True)]
 
 
 #: Ids of the corpus tokens that fold to a token but are written in another case (see
@@ -57,6 +122,46 @@ def code_regions(original: str) -> list[tuple[int, int]]:
     if "`" not in original and "~~~" not in original:
         return []
     return [m.span() for m in SOURCE_CODE_RE.finditer(original)]
+
+
+#: Brackets a source writes around its own text (docs/audit-rules.md, "Brackets in code and values"):
+#: an editor's bracket may not stand for source tokens that the source itself encloses in one of these,
+#: so ``largs : [int]`` is never an editorial ``int`` for the source's ``largs : [string]``.
+SOURCE_OPENERS = "[({"
+SOURCE_CLOSERS = "])}"
+#: Source tokens after those a bracket stands for within which the source's bracket may close.
+ENCLOSING_REACH = 4
+
+
+def _opens(text: str) -> bool:
+    return any(c in SOURCE_OPENERS for c in text)
+
+
+def _closes(text: str) -> bool:
+    return any(c in SOURCE_CLOSERS for c in text)
+
+
+def bracketed_in_source(original: str, starts, ends, p: int, q: int) -> bool:
+    """Does the source enclose its tokens ``p..q-1`` in a bracket of its own (:data:`SOURCE_OPENERS`)?
+
+    ``original`` is the document's text, ``starts``/``ends`` its tokens' character offsets
+    (0-based, ``ends`` exclusive). True when the source text between token ``p - 1`` and
+    token ``p`` holds an opener and, after token ``q - 1``, a closer comes before any opener
+    within :data:`ENCLOSING_REACH` tokens (the document's start and end bound the text); for ``q == p`` (a
+    bracket standing for no token) when the text between tokens ``p - 1`` and ``p`` holds an
+    opener followed by a closer (``f()``, ``[]``). Either kind of each: fail closed.
+    """
+    n = len(starts)
+    lead = original[ends[p - 1] if p > 0 else 0 : starts[p] if p < n else len(original)]
+    if q == p:
+        at = next((i for i, c in enumerate(lead) if c in SOURCE_OPENERS), -1)
+        return at >= 0 and _closes(lead[at + 1 :])
+    if not _opens(lead):
+        return False
+    # the source's bracket closes after the stood-for tokens, or a few tokens on (``[a b]`` for ``[x] b]``)
+    reach = original[ends[q - 1] : ends[min(q + ENCLOSING_REACH, n) - 1] if q < n else len(original)]
+    first = next((c for c in reach if c in SOURCE_OPENERS or c in SOURCE_CLOSERS), "")
+    return first != "" and first in SOURCE_CLOSERS
 
 
 def in_code(regions: list[tuple[int, int]], at: int) -> bool:

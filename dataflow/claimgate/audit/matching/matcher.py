@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex
+from claimgate.audit.matching.code_and_case import CODE_SHAPE_RE, SOURCE_OPENERS, punctuation
 from claimgate.audit.matching.deciding import bites, elides_whole_clauses, elision_reason, value_clauses
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
 from claimgate.audit.matching.quote_parsing import BRACKET_REASONS, EDGE_ELISION_TOKENS, ParsedQuote
@@ -60,9 +61,25 @@ class Matcher:
                     return None, []  # a necessary condition, checked in C
         search = DocumentSearch(doc, self.settings.max_steps, self.strings)
         try:
-            return self._match(search)
+            status, spans = self._match(search)
         except TooComplex:
             return "match_too_complex", []
+        if status == "clean" and not self._same_punctuation(doc, spans):
+            return None, []  # a code-shaped quote with other punctuation: not this text
+        return status, spans
+
+    def _same_punctuation(self, doc: IndexedDocument, spans: list[tuple[int, int]]) -> bool:
+        """Does every fragment where the quote or the source span is code-shaped keep the span's punctuation?
+
+        Rule: docs/audit-rules.md, "Brackets in code and values" (a quote shaped like code)."""
+        for fragment, (s, e) in zip(self.parsed.fragments, spans, strict=True):
+            if fragment.punctuation is None or e <= s:
+                continue
+            code, written = fragment.punctuation
+            text = doc.original[doc.starts[s] : doc.ends[e - 1]]
+            if (code or CODE_SHAPE_RE.search(text)) and punctuation(text) != written:
+                return False
+        return True
 
     def _match(self, search: DocumentSearch) -> tuple[str | None, list[tuple[int, int]]]:
         doc = search.doc
@@ -145,9 +162,11 @@ class Matcher:
         return chain
 
     def _document_bites(self, search: DocumentSearch) -> bool:
-        """Does the document hold a value, a deciding word or code, which a bracket may not stand for?"""
+        """Does the document hold a value, a deciding word, code or a bracket, which a bracket may not stand for?"""
         if "`" in search.doc.original or "~~~" in search.doc.original:
             return True  # it may have code, where a bracket is never the editor's
+        if any(c in search.doc.original for c in SOURCE_OPENERS):
+            return True  # a bracket of its own, whose text an editor's bracket may not replace
         strings, biting = self.strings, self._biting
         for i in set(search.doc_ids):
             hit = biting.get(i)

@@ -1,16 +1,13 @@
 """Parsing a quote: ellipses split it into fragments, brackets split a fragment into segments.
 
-Why this module exists: the editor's marks are a quote's only licence, and each
-reading of them (editorial, or the source's own punctuation) gives a different
-shape to match. This module turns a quote string into that shape, with token ids
-of one corpus index; it decides nothing about any document.
+Why this module exists: the editor's marks are a quote's only licence, and each reading of them
+(editorial, or the source's own punctuation) gives a different shape to match. This module turns a
+quote string into that shape, with token ids of one corpus index; it decides nothing about any document.
 
-What it refuses to do: it never guesses which reading is right (:func:`quote_readings`
-hands them down in a fixed order and :mod:`claimgate.audit.matching.audit` keeps the
-best verdict), and a bracket at a
-fragment's edge stands for no source token, so a number or a negation in it is
-recorded as a violation up front. Rules: docs/audit-rules.md, "Ellipses and
-brackets" (with "Readings") and "Minimum evidence".
+What it refuses to do: it never guesses which reading is right (:func:`quote_readings` hands them down
+in a fixed order and :mod:`claimgate.audit.matching.audit` keeps the best verdict), and a bracket at a
+fragment's edge stands for no source token, so a number or a negation in it is recorded as a violation
+up front. Rules: docs/audit-rules.md, "Ellipses and brackets" (with "Readings") and "Minimum evidence".
 """
 
 from __future__ import annotations
@@ -18,9 +15,15 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from claimgate.audit.matching.code_and_case import CaseVariants, is_caseless, reads_as_code, with_case_variants
+from claimgate.audit.matching.code_and_case import (
+    CaseVariants,
+    is_caseless,
+    reads_as_code,
+    with_case_variants,
+    written_punctuation,
+)
 from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bits, re-exported
     BRACKET_REASONS,
     CHANGES_NUMBER,
@@ -55,14 +58,12 @@ _SOUTHEAST_ASIAN_RE = re.compile(f"[{SOUTHEAST_ASIAN_RANGES}]")
 WORD_EVIDENCE, CJK_EVIDENCE, SOUTHEAST_ASIAN_EVIDENCE = 6, 4, 2
 
 #: How brackets are read, in the order tried (see :func:`claimgate.audit.matching.audit.audit_quote`):
-#: editorial with a fused letter spliced into its word ('[T]he' -> 'The'); editorial
-#: with a fused letter as the source's own bracketed token ('J[c]=p' -> 'J c = p');
-#: every bracket the source's own punctuation.
+#: editorial with a fused letter spliced into its word ('[T]he' -> 'The'); editorial with a fused
+#: letter as the source's own bracketed token ('J[c]=p' -> 'J c = p'); every bracket the source's own.
 BRACKET_READINGS = ("editorial", "editorial_fused_literal", "literal")
-#: How ellipses are read, in the order tried: the editor's (split into fragments),
-#: then the source's own punctuation ('1, 2, ..., n' quoted verbatim: one fragment).
-#: A leading or trailing ellipsis is the editor's in both readings (it elides the
-#: source text beyond the quote's edge, see :func:`edge_ellipses`).
+#: How ellipses are read, in the order tried: the editor's (split into fragments), then the source's own
+#: punctuation ('1, 2, ..., n' quoted verbatim: one fragment). A leading or trailing ellipsis is the
+#: editor's in both readings (it elides the source text beyond the quote's edge, see :func:`edge_ellipses`).
 ELLIPSIS_READINGS = ("editorial", "literal")
 
 
@@ -99,6 +100,7 @@ class Fragment:
     edge_violations: int  # violation bits of leading/trailing brackets, which stand for no source token
     n_tokens: int
     evidence: int  # sixths of a word (see WORD_EVIDENCE)
+    punctuation: tuple[bool, str] | None = None  # (quote code-shaped, its punctuation): compared where code
 
 
 @dataclass(frozen=True)
@@ -136,12 +138,11 @@ def _no_tokens(raw: str) -> bool:
 def source_marks_reading(quote: str, source_brackets: frozenset[str], source_has_ellipsis: bool) -> str | None:
     """``quote`` with the marks that are the source's own written as plain separators.
 
-    A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) is one of the
-    source's brackets (``source_brackets``, see :func:`bracket_texts`), and, when
-    the source has an ellipsis of its own, every inner ellipsis, are the source's
-    punctuation: their brackets and dots become blanks, their content stays. Other
-    marks stay the editor's; a leading or trailing ellipsis always does. ``None`` if
-    no mark is the source's own. See docs/audit-rules.md, "Ellipses and brackets".
+    A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) is one of the source's brackets
+    (``source_brackets``, see :func:`bracket_texts`), and, when the source has an ellipsis of its own,
+    every inner ellipsis, are the source's punctuation: their brackets and dots become blanks, their
+    content stays. Other marks stay the editor's; a leading or trailing ellipsis always does. ``None``
+    if no mark is the source's own. See docs/audit-rules.md, "Ellipses and brackets".
     """
     brackets = [m.span() for m in BRACKET_RE.finditer(quote) if m.group() in source_brackets]
     blanks: list[tuple[int, int]] = []  # character ranges written as blanks
@@ -204,8 +205,8 @@ def edge_ellipses(quote: str) -> tuple[bool, bool]:
 def is_fused(raw: str, m: re.Match) -> bool:
     """Is the bracket ``m`` of ``raw`` a word of at most three letters fused to a word (``[T]he``)?
 
-    Only letters of scripts written with spaces: in Chinese or Thai every character
-    touches its neighbours, so a bracket there is always the editor's insertion.
+    Only letters of scripts written with spaces: in Chinese or Thai every character touches its
+    neighbours, so a bracket there is always the editor's insertion.
     """
     content = m.group(1)
     before = raw[m.start() - 1] if m.start() > 0 else ""
@@ -249,9 +250,7 @@ def _fragment(
     segments: list[Segment] = []
     gaps: list[Bracket] = []
     pending: Bracket | None = None
-    edge_violations = 0
-    n_tokens = 0
-    evidence = 0
+    edge_violations = n_tokens = evidence = 0
     for piece in pieces:
         if isinstance(piece, Bracket):
             if segments:
@@ -292,15 +291,16 @@ def parse_quote(
     brackets: str = "editorial",
     ellipses: str = "editorial",
     variants: CaseVariants | None = None,
+    shape: str | None = None,
 ) -> ParsedQuote | None:
     """Split a quote into fragments and segments; ``None`` if it is not a str.
 
-    ``token_id`` maps a normalized token to its corpus id (-1: in no document).
-    ``brackets`` is one of :data:`BRACKET_READINGS` (``literal``: non-ellipsis
-    brackets are the source's own punctuation, separators like any bracket in a
-    document); ``ellipses`` one of :data:`ELLIPSIS_READINGS` (``literal``: the quote
-    is one fragment, inner ellipses are separators). ``match_kind`` follows the
-    quote's marks whatever the reading.
+    ``token_id`` maps a normalized token to its corpus id (-1: in no document). ``brackets`` is one of
+    :data:`BRACKET_READINGS` (``literal``: non-ellipsis brackets are the source's own punctuation,
+    separators like any bracket in a document); ``ellipses`` one of :data:`ELLIPSIS_READINGS`
+    (``literal``: the quote is one fragment, inner ellipses are separators). ``match_kind`` follows the
+    quote's marks whatever the reading. ``shape``: the quote as written, of the same length, whose
+    punctuation a code-shaped quote compares (default ``quote``; the source's-marks reading blanks them).
     """
     if not isinstance(quote, str):
         return None
@@ -308,9 +308,12 @@ def parse_quote(
     fragments: list[Fragment] = []
     raws = [ELLIPSIS_RE.sub(" ", quote)] if ellipses == "literal" else ELLIPSIS_RE.split(quote)
     has_brackets = any(BRACKET_RE.search(raw) for raw in raws)  # an ellipsis '[...]' is no bracket
+    written = written_punctuation(quote, quote if shape is None else shape, ellipses == "literal")
     empty_raws: list[bool] = []  # per raw: no token and no bracket (an edge ellipsis if first or last)
-    for raw in raws:
+    for k, raw in enumerate(raws):
         fragment = _fragment(_pieces(raw, brackets, token_id), token_id, variants)
+        if fragment is not None and written and (brackets == "literal" or not BRACKET_RE.search(raw)):
+            fragment = replace(fragment, punctuation=written[k])  # docs: "Brackets in code and values"
         if fragment is not None:
             fragments.append(fragment)
         empty_raws.append((fragment is None or not fragment.segments) and not BRACKET_RE.search(raw))
@@ -363,13 +366,12 @@ def quote_readings(
 ) -> Iterator[Reading]:
     """Every reading of ``quote``'s marks, in the order they are tried, each parsed when asked for.
 
-    ``source_brackets``/``source_has_ellipsis``: the cited document's own brackets and
-    whether it has an ellipsis (``source_brackets=None``: the cited document is not in
-    the corpus). First, when the cited document has marks of the quote as its own, the
-    quote with those marks read literally (``cited_only``); then the editorial reading;
-    then (a str quote only) ellipsis readings outer, bracket readings inner, each in
-    declared order, only for marks the quote has, skipping a reading equal to one
-    before it. A non-str quote gives one reading, parsed as ``None``. Rules:
+    ``source_brackets``/``source_has_ellipsis``: the cited document's own brackets and whether it has
+    an ellipsis (``source_brackets=None``: the cited document is not in the corpus). First, when the
+    cited document has marks of the quote as its own, the quote with those marks read literally
+    (``cited_only``); then the editorial reading; then (a str quote only) ellipsis readings outer,
+    bracket readings inner, each in declared order, only for marks the quote has, skipping a reading
+    equal to one before it. A non-str quote gives one reading, parsed as ``None``. Rules:
     docs/audit-rules.md, "Ellipses and brackets" (the readings of the marks).
     """
     if not isinstance(quote, str):
@@ -382,7 +384,7 @@ def quote_readings(
         # marks that are the cited source's own are matched literally first
         own = source_marks_reading(quote, source_brackets, source_has_ellipsis)
         if own is not None:
-            yield Reading(parse_quote(own, token_id, variants=v), cited_only=True)
+            yield Reading(parse_quote(own, token_id, variants=v, shape=quote), cited_only=True)
     code = reads_as_code(quote)  # its brackets are the code's own: literal text
     first = "literal" if code else "editorial"
     yield Reading(parse_quote(quote, token_id, first, variants=v))
