@@ -87,7 +87,7 @@ def test_directive_inside_a_skipped_fence_is_not_read_and_is_listed_as_ignored()
 
 
 def test_with_the_seed_scope_a_fenced_decorator_is_listed_as_ignored():
-    text = f"{DIRECTIVE}\n```\n@app.get(\"/items\")\n```\n"
+    text = f'{DIRECTIVE}\n```\n@app.get("/items")\n```\n'
     assert values(text, SKIP_FENCES) == [("existing_path", "refuse", 1)]
     assert ignored_lines_of(text, SKIP_FENCES, "p") == [
         {"source_id": "p", "line": 3, "rule": "skip_fenced_code", "quote": '@app.get("/items")'}

@@ -16,8 +16,6 @@ EXPECTED = {
 }
 
 
-
-
 @pytest.mark.parametrize("case_id", sorted(EXPECTED))
 def test_fixture_case_status_reason_and_decided_at(fixture_run, case_id):
     row = fixture_run.results.set_index("case_id").loc[case_id]

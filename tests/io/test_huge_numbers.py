@@ -53,7 +53,7 @@ def test_duplicate_key_hook_errors_pass_through_unchanged():
 def test_huge_integer_in_a_case_table_is_invalid_case_table(tmp_path, capsys, suffix):
     good = json.dumps({"case_id": "ok", "candidate_ids": [], "requested_version": "1.0", "claim_key": "k"})
     cases = tmp_path / f"hugeint{suffix}"
-    text = f"{good}\n{{\"case_id\": {HUGE}}}\n" if suffix == ".jsonl" else f"[{good},\n{{\"case_id\": {HUGE}}}]"
+    text = f'{good}\n{{"case_id": {HUGE}}}\n' if suffix == ".jsonl" else f'[{good},\n{{"case_id": {HUGE}}}]'
     cases.write_text(text, encoding="utf-8")
     output = tmp_path / "r.jsonl"
     code, _, err = cli(capsys, "gate", "--manifest", str(FIXTURES / "manifest.json"), "--cases", str(cases),

@@ -125,12 +125,18 @@ def _short_page(rng: random.Random, source_id: str, version: str, truth: dict[st
     lines.extend(" ".join(_sentence(rng) for _ in range(rng.choice((1, 2, 2)))) for _ in range(rng.randint(15, 40)))
     directives = []
     if rng.random() < 0.85:
-        value = truth["existing_path"] if rng.random() < 0.95 else next(
-            v for v in EXISTING_PATH if v != truth["existing_path"])
+        value = (
+            truth["existing_path"]
+            if rng.random() < 0.95
+            else next(v for v in EXISTING_PATH if v != truth["existing_path"])
+        )
         directives.append(f"@quill create_copy existing_path={value}")
     if rng.random() < 0.5:
-        value = truth["close_required"] if rng.random() < 0.95 else next(
-            v for v in CLOSE_REQUIRED if v != truth["close_required"])
+        value = (
+            truth["close_required"]
+            if rng.random() < 0.95
+            else next(v for v in CLOSE_REQUIRED if v != truth["close_required"])
+        )
         directives.append(f"@quill create_copy close_required={value}")
     if rng.random() < 0.01:
         directives.append("@quill create_copy existing_path = refuse")  # malformed: refused
@@ -142,8 +148,10 @@ def _short_page(rng: random.Random, source_id: str, version: str, truth: dict[st
 def _write_short_sources(root: Path, n_sources: int, seed: int) -> list[dict]:
     """The short shape's pages under ``root/sources``; returns their manifest entries."""
     rng = random.Random(seed)
-    truths = {v: {"existing_path": rng.choice(EXISTING_PATH), "close_required": rng.choice(CLOSE_REQUIRED)}
-              for v in SHORT_VERSIONS}
+    truths = {
+        v: {"existing_path": rng.choice(EXISTING_PATH), "close_required": rng.choice(CLOSE_REQUIRED)}
+        for v in SHORT_VERSIONS
+    }
     entries = []
     for number in range(n_sources):
         version = rng.choice(SHORT_VERSIONS)
@@ -182,8 +190,10 @@ def write_sources(
     if shape != "long":
         raise ValueError(f"shape must be long or short, not {shape!r}")
     rng = random.Random(seed)
-    truths = {v: {"existing_path": rng.choice(EXISTING_PATH), "close_required": rng.choice(CLOSE_REQUIRED)}
-              for v in (*VERSIONS, *ODD_VERSIONS)}
+    truths = {
+        v: {"existing_path": rng.choice(EXISTING_PATH), "close_required": rng.choice(CLOSE_REQUIRED)}
+        for v in (*VERSIONS, *ODD_VERSIONS)
+    }
     entries = []
     for number in range(n_sources):
         version = rng.choice(ODD_VERSIONS) if rng.random() < 0.01 else rng.choice(VERSIONS)
@@ -212,8 +222,16 @@ def write_sources(
 
 def _bad_row(rng: random.Random, row: dict, ids: list[str], portable: bool) -> object:
     """Spoil one valid row in one of the ways the request checks refuse."""
-    kinds = ["no_case_id", "empty_candidates", "empty_candidate", "duplicate_candidate", "bad_version",
-             "bad_key", "bad_operation", "unknown_candidate"]
+    kinds = [
+        "no_case_id",
+        "empty_candidates",
+        "empty_candidate",
+        "duplicate_candidate",
+        "bad_version",
+        "bad_key",
+        "bad_operation",
+        "unknown_candidate",
+    ]
     if not portable:  # shapes CSV and Parquet cannot carry
         kinds += ["not_object", "candidates_string", "version_number", "key_missing", "operation_number"]
     kind = rng.choice(kinds)
@@ -279,8 +297,14 @@ def _short_case_rows(entries: list[dict], n_cases: int, seed: int) -> list[dict]
     return rows
 
 
-def case_rows(manifest_path: str | Path, n_cases: int, seed: int = 4, bad_rate: float = 0.04,
-              portable: bool = False, shape: str = "long") -> list:
+def case_rows(
+    manifest_path: str | Path,
+    n_cases: int,
+    seed: int = 4,
+    bad_rate: float = 0.04,
+    portable: bool = False,
+    shape: str = "long",
+) -> list:
     """``n_cases`` case rows over the sources of a manifest written by ``write_sources``.
 
     Each valid row has 2–4 distinct candidates, mostly of one version with some of
@@ -354,15 +378,21 @@ def write_case_table(path: str | Path, rows: list) -> Path:
             writer = csv.DictWriter(handle, fieldnames=fields)
             writer.writeheader()
             for row in rows:
-                writer.writerow({**row, "candidate_ids": ";".join(row["candidate_ids"]),
-                                 "operation": row.get("operation", "")})
+                writer.writerow(
+                    {**row, "candidate_ids": ";".join(row["candidate_ids"]), "operation": row.get("operation", "")}
+                )
     elif suffix == ".parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         schema = pa.schema(
-            [("case_id", pa.string()), ("candidate_ids", pa.list_(pa.string())), ("requested_version", pa.string()),
-             ("claim_key", pa.string()), ("operation", pa.string())]
+            [
+                ("case_id", pa.string()),
+                ("candidate_ids", pa.list_(pa.string())),
+                ("requested_version", pa.string()),
+                ("claim_key", pa.string()),
+                ("operation", pa.string()),
+            ]
         )
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), target)
     else:
