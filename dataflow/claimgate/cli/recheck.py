@@ -26,13 +26,14 @@ def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
     """Today's ``({doc_id: text}, {doc_id: source map})`` from ``--corpus`` (no map), ``--manifest`` (hashes
     verified on the bytes as written) or ``--corpus-dir``: pages read as the audit read them, with the source
     maps of their rendered Markdown and reStructuredText pages and PDFs (docs/documents.md)."""
-    from claimgate.io.corpus_file import read_corpus
+    if args.corpus is not None:  # a corpus file has no pages to render: no frame, so no pandas, is needed
+        from claimgate.io.corpus_file import read_corpus
+
+        return read_corpus(args.corpus), {}
     from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
     from claimgate.io.pinned_pages import read_pinned_documents
     from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest
 
-    if args.corpus is not None:
-        return read_corpus(args.corpus), {}
     if args.manifest is not None:
         # Pinned pages read as the audit read them (io.pinned_pages): rendered, hashes checked on the bytes.
         frame = read_pinned_documents(read_manifest(args.manifest), DEFAULT_MAX_SOURCE_BYTES, None)
