@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from claimgate.api.gate import table_rows
-from claimgate.audit.index.cache import check_cache_folder
+from claimgate.audit.index.cache_folder import check_cache_folder
 from claimgate.audit.matching.settings import MatchSettings
 from claimgate.audit.stages import DIAGNOSIS_COLUMN, audit_columns
 from claimgate.errors import IngestionError

@@ -1,10 +1,11 @@
 """Ledger rows of an audit: what each citation relied on (docs/recheck-rules.md, "The ledger").
 
 One row per citation: the corpus identity (:func:`corpus_identity`), the cited document's id and
-SHA-256 (of its text as audited, UTF-8), the quote, the audit's verdict and reason, the spans
-(the output row's: characters ``[start, end)`` of the text as audited, or of the file as written for a
-rendered page) and a fingerprint of the cited text as the reader sees it: its normalized tokens
-(``claimgate.audit.text``, the audit's own normalizer) with :data:`NEIGHBOURS` tokens on each side.
+SHA-256 (of its text as audited, UTF-8; of its file as written for a rendered page:
+:func:`document_hashes`), the quote, the audit's verdict and reason, the spans (the output row's:
+characters ``[start, end)`` of the text as audited, or of the file as written for a rendered page) and
+a fingerprint of the cited text as the reader sees it: its normalized tokens (``claimgate.audit.text``,
+the audit's own normalizer) with :data:`NEIGHBOURS` tokens on each side.
 """
 
 from __future__ import annotations

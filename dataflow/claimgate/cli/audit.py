@@ -291,7 +291,7 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     all_inputs = document_inputs(args, {"--citations": citations})
     check_outputs([output, *extra_outputs, *ledger_paths(args)], all_inputs, {"--corpus-dir": args.corpus_dir})
     if args.cache is not None:
-        from claimgate.audit.index.cache import check_cache_folder
+        from claimgate.audit.index.cache_folder import check_cache_folder
 
         check_cache_folder(args.cache, all_inputs, {"--output": output}, {"--corpus-dir": args.corpus_dir})
     llm_call = judge_of(args)

@@ -66,7 +66,6 @@ import numpy as np
 
 from claimgate.audit.index.cache_folder import (
     _unsafe_owner_or_mode,
-    check_cache_folder,  # noqa: F401 - its home before the split
     check_cache_owner,
 )
 from claimgate.audit.index.payload import digests_from as _digests_from

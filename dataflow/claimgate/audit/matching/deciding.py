@@ -130,9 +130,10 @@ def elision_reason(
                 found.add("elision_drops_condition")
             elif where == "after" or end >= hi or (kept_number_before and first < lo + 2):
                 found.add("elision_drops_bound")
-        if where == "between" and _has_number(tokens[lo : min(hi, lo + NUMBER_REACH)]):
+        moved = _numbers(tokens[lo : min(hi, lo + NUMBER_REACH)]) if where == "between" else frozenset()
+        if moved:
             kept = _numbers(tokens[hi:window_hi])
-            if kept and kept != _numbers(tokens[lo : min(hi, lo + NUMBER_REACH)]):
+            if kept and kept != moved:
                 found.add("elision_moves_number")  # the same number moved onto itself changes nothing
     return next((r for r in ELISION_REASONS if r in found), None)
 

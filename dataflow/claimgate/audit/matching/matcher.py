@@ -14,11 +14,10 @@ What it refuses to do: build a result row or look at another document.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Sequence
 
 from claimgate.audit.index.types import IndexedDocument
-from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex
+from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex, _holds
 from claimgate.audit.matching.code_and_case import CODE_SHAPE_RE, SOURCE_OPENERS, punctuation
 from claimgate.audit.matching.deciding import bites, elides_whole_clauses, elision_reason, value_clauses
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
@@ -190,7 +189,7 @@ class Matcher:
         if self.parsed.trail_elided:
             elided.append((chain[-1][1], min(search.n, chain[-1][1] + EDGE_ELISION_TOKENS)))
         negations = search.doc.negations
-        hides_negation = any(bisect_left(negations, lo) < bisect_left(negations, hi) for lo, hi in elided)
+        hides_negation = any(_holds(negations, lo, hi) for lo, hi in elided)
         return "elision_drops_negation" if hides_negation else "elision_unchecked_script"
 
     def _chain(
@@ -214,23 +213,18 @@ class Matcher:
             # an edge ellipsis may not hide a negation just beyond the quote's edge
             if self.parsed.lead_elided:
                 allowed[0] = [
-                    ok and not _has_stop(doc.elision_stops, max(0, s - EDGE_ELISION_TOKENS), s)
+                    ok and not _holds(doc.elision_stops, max(0, s - EDGE_ELISION_TOKENS), s)
                     for s, ok in zip(placements[0].starts, allowed[0])
                 ]
             if self.parsed.trail_elided:
                 n = search.n
                 allowed[-1] = [
-                    ok and not _has_stop(doc.elision_stops, e, min(n, e + EDGE_ELISION_TOKENS))
+                    ok and not _holds(doc.elision_stops, e, min(n, e + EDGE_ELISION_TOKENS))
                     for e, ok in zip(placements[-1].ends, allowed[-1])
                 ]
         if len(placements) > 1:
             search.spend(sum(len(p.starts) for p in placements))  # the programme is linear-logarithmic
         return earliest_chain(doc, placements, allowed, strict, self.settings.window_chars)
-
-
-def _has_stop(stops, lo: int, hi: int) -> bool:
-    """True if the ascending ``stops`` hold a position in ``lo..hi-1``."""
-    return bisect_left(stops, lo) < bisect_left(stops, hi)
 
 
 class _WithStops:

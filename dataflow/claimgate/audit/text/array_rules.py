@@ -46,7 +46,7 @@ def _character_classes() -> np.ndarray:
     """uint8 class of every code point below :data:`TABLE_SIZE` (see the constants above).
 
     ``@`` is a separator here: a text holding an e-mail address goes to the reference
-    (:func:`claimgate.audit.text.chunk.normalized_chunk`).
+    (:func:`claimgate.audit.text.normalize.normalized_chunk`).
     """
     no_space = re.compile(f"[{NO_SPACE_SCRIPT_RANGES}]")
     minus = set(_MINUS.replace("\\", ""))
@@ -92,19 +92,6 @@ def fallback_positions(cps: np.ndarray) -> np.ndarray:
     outside = cps >= TABLE_SIZE
     cls = _CLASSES[np.where(outside, 0, cps)]
     return np.flatnonzero(outside | (cls == FALLBACK))
-
-
-def token_bounds(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(starts, ends)``: int64 positions of the tokens of a covered string (``ends`` one past the last).
-
-    ``cps`` must hold no position of :func:`fallback_positions`. A word or number is
-    a maximal run of: letters and digits; a number mark between two digits
-    (``12,500``); a minus between a digit-and-``e`` and a digit (``1e-6``); a minus
-    directly before a digit and not directly after a letter or digit (``-4``); the
-    context rules of :func:`_context_rules`. Each symbol character (``%``) is a token of its own.
-    """
-    starts, ends, _, _ = _tokens(cps)
-    return starts, ends
 
 
 @dataclass

@@ -290,18 +290,6 @@ def normalized_chunk(originals: list[str]) -> NormalizedChunk:
     return chunk
 
 
-def line_end_joins(norm: str, starts: np.ndarray, ends: np.ndarray) -> list[int]:
-    """Token indices ``i`` split from ``i + 1`` by a hyphen at a line end between two letters (ascending)."""
-    joins: list[int] = []
-    if "-" not in norm and "\u2010" not in norm:
-        return joins
-    for m in line_end_hyphens(norm):
-        left = int(np.searchsorted(ends, m.start()))
-        if left < len(ends) and ends[left] == m.start() and left + 1 < len(starts) and starts[left + 1] == m.end():
-            joins.append(left)
-    return joins
-
-
 _HYPHEN_AT_BREAK_RE = re.compile(rf"[\-\u2010](?=[ \t]*{_LINE_BREAK}|[ \t])")
 
 
