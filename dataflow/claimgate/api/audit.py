@@ -18,7 +18,7 @@ from claimgate.errors import IngestionError
 from claimgate.execution import drivers
 from claimgate.execution.settings import RunSettings
 from claimgate.io.corpus_file import read_corpus, refuse_empty_corpus
-from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
+from claimgate.io.documents import DEFAULT_GLOB, frame_parts, read_document_folder
 from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES
 from claimgate.io.tables import citation_table_frame
 
@@ -151,9 +151,8 @@ class Audit:
     @classmethod
     def _of_frame(cls, frame: pd.DataFrame, cache: str | Path | None, adapters: Iterable[object]) -> Audit:
         """An audit over a documents frame (``io.documents.DOCUMENT_COLUMNS``): texts, extractors, maps."""
-        documents = dict(zip(frame["doc_id"], frame["text"]))
-        extractors = dict(zip(frame["doc_id"], frame["extractor"]))
-        return cls(documents, extractors, cache=cache, adapters=adapters, source_maps=frame_source_maps(frame))
+        documents, extractors, maps = frame_parts(frame)
+        return cls(documents, extractors, cache=cache, adapters=adapters, source_maps=maps)
 
     @property
     def extractors(self) -> dict[str, str] | None:
@@ -259,7 +258,5 @@ def _checked_documents(corpus: Mapping) -> dict[str, str]:
 def _read_corpus(corpus: str | Path, glob, html_main_content: bool, cache) -> tuple[dict, dict | None, dict | None]:
     """``(documents, extractors, source maps)`` of a corpus folder (``read_document_folder``) or JSON file."""
     if Path(corpus).is_dir():
-        frame = read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content)
-        documents = dict(zip(frame["doc_id"], frame["text"]))
-        return documents, dict(zip(frame["doc_id"], frame["extractor"])), frame_source_maps(frame)
+        return frame_parts(read_document_folder(corpus, glob, cache_dir=cache, html_main_content=html_main_content))
     return read_corpus(corpus), None, None

@@ -30,7 +30,7 @@ def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
         from claimgate.io.corpus_file import read_corpus
 
         return read_corpus(args.corpus), {}
-    from claimgate.io.documents import DEFAULT_GLOB, frame_source_maps, read_document_folder
+    from claimgate.io.documents import DEFAULT_GLOB, frame_parts, read_document_folder
     from claimgate.io.pinned_pages import read_pinned_documents
     from claimgate.io.sources import DEFAULT_MAX_SOURCE_BYTES, read_manifest
 
@@ -43,7 +43,8 @@ def current_documents(args: argparse.Namespace) -> tuple[dict[str, str], dict]:
         frame = read_document_folder(
             chosen.path, chosen.glob or DEFAULT_GLOB, exclude=chosen.exclude, html_main_content=chosen.html_main_content
         )
-    return dict(zip(frame["doc_id"], frame["text"])), frame_source_maps(frame)
+    documents, _, maps = frame_parts(frame)
+    return documents, maps
 
 
 def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]:

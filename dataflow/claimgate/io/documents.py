@@ -78,6 +78,15 @@ def frame_source_maps(frame: pd.DataFrame) -> dict:
     return {d: m for d, m in zip(frame["doc_id"], frame["source_map"]) if m is not None}
 
 
+def frame_parts(frame: pd.DataFrame) -> tuple[dict[str, str], dict[str, str], dict]:
+    """``({doc_id: text}, {doc_id: extractor}, frame_source_maps(frame))`` of a documents frame."""
+    return (
+        dict(zip(frame["doc_id"], frame["text"])),
+        dict(zip(frame["doc_id"], frame["extractor"])),
+        frame_source_maps(frame),
+    )
+
+
 def document_text(raw: bytes, extractor: str, doc_id: str) -> str:
     """The text of one document from its raw bytes with ``extractor`` (see ``EXTRACTORS``).
 

@@ -136,6 +136,11 @@ class DocumentTable(Sequence[IndexedDocument]):
         return sum(len(s.token_ids) for s in self.segments)
 
     @classmethod
+    def of(cls, docs: DocumentTable | Sequence[IndexedDocument]) -> DocumentTable:
+        """``docs`` when it is a table already (the array build's), else :meth:`from_documents` of it."""
+        return docs if isinstance(docs, DocumentTable) else cls.from_documents(docs)
+
+    @classmethod
     def from_documents(cls, docs: Sequence[IndexedDocument]) -> DocumentTable:
         """The table of a list of documents (as the reference build makes them), numbered in list order."""
         first = np.zeros(len(docs) + 1, np.int64)

@@ -35,7 +35,7 @@ def payload_of(index: CorpusIndex, digests: list[bytes]) -> dict:
     (:func:`claimgate.audit.index.reuse.document_digest`), stored as ``documents_sha256``
     (uint8, 32 per document) so that a later corpus can reuse each unchanged document's part.
     """
-    table = index.docs if isinstance(index.docs, DocumentTable) else DocumentTable.from_documents(index.docs)
+    table = DocumentTable.of(index.docs)
     if len(digests) != len(table) or any(len(d) != 32 for d in digests):
         raise ValueError("one 32-byte digest per document is needed")
     arrays: dict[str, np.ndarray] = {"documents_sha256": np.frombuffer(b"".join(digests), dtype=np.uint8)}

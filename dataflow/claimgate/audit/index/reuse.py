@@ -132,7 +132,7 @@ def reused_index(
 
 
 def _table(index: CorpusIndex) -> DocumentTable:
-    return index.docs if isinstance(index.docs, DocumentTable) else DocumentTable.from_documents(index.docs)
+    return DocumentTable.of(index.docs)
 
 
 def _postings_of(table: DocumentTable, numbers: np.ndarray, n_ids: int) -> tuple[Postings, Postings]:
