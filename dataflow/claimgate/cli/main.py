@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[name].run(args)
     except UsageError as exc:
-        parser.print_usage(sys.stderr)
+        parser.print_short_usage()
         print_error(str(exc))
         return EXIT_USAGE
     except BrokenPipeError:  # stdout closed early (`| head`): the output file is already complete

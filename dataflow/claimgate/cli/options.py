@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from claimgate.cli.error_lines import print_error
 from claimgate.errors import UsageError
 from claimgate.execution.settings import RunSettings
 from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
@@ -56,9 +57,33 @@ class Repeated(argparse.Action):
         setattr(namespace, f"{self.dest}_all", [*getattr(namespace, f"{self.dest}_all", []), values])
 
 
-def command_parser(prog: str, command: Command) -> argparse.ArgumentParser:
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser whose usage errors are two lines: a short usage line, then ``error: <reason>``.
+
+    argparse's own ``error`` prints the whole usage block (twenty lines for ``audit``) and then
+    ``<prog>: error: <reason>``; the reason was lost at the bottom of the block. Here the first line
+    names the command and where its options are listed (``--help``), the second is the reason, escaped
+    as every error line is (``print_error``), and the exit status stays 2.
+    """
+
+    def short_usage(self) -> str:
+        """``usage: <prog> [options]   (<prog> --help lists them)``: one line."""
+        return f"usage: {self.prog} [options]   ({self.prog} --help lists them)"
+
+    def print_short_usage(self, file=None) -> None:
+        """Print :meth:`short_usage` on ``file`` (stderr by default)."""
+        print(self.short_usage(), file=file or sys.stderr)
+
+    def error(self, message: str):
+        """Print the short usage and ``error: message`` on stderr, and exit 2 (argparse's contract)."""
+        self.print_short_usage()
+        print_error(message)
+        self.exit(2)
+
+
+def command_parser(prog: str, command: Command) -> CommandParser:
     """The parser of one command, with the options every command has (``--quiet``, ``--debug``)."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog=f"{prog} {command.name}",
         description=command.help,
         epilog="Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error, "
