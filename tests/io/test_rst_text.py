@@ -181,3 +181,31 @@ def test_rst_property_any_run_of_visible_words_slices_the_raw_file_with_only_mar
     j = data.draw(st.integers(i, len(spans) - 1))
     a, b = visible.raw_span(spans[i][0], spans[j][1])
     assert words(without_hidden(raw, a, b, visible.hidden_within(a, b))) == expected[i : j + 1]
+
+
+# ----------------------------------------------------------------------------- long lines
+
+
+@pytest.mark.parametrize("length", [10_000, 10_001, 40_000])
+@pytest.mark.parametrize("where", ["paragraph", "url", "literal"])
+def test_a_line_longer_than_docutils_limit_does_not_empty_the_page(length, where):
+    long = {
+        "paragraph": ("word " * (length // 5 + 1))[:length].strip(),
+        "url": "See https://example.org/" + "q" * length + " for it.",
+        "literal": "::\n\n    " + "x" * length,
+    }[where]
+    raw = f"Title\n=====\n\nThe signature is appended to the string.\n\n{long}\n\nLast words here.\n"
+    text = rst_visible_text(raw).text
+    assert "The signature is appended to the string." in text and "Last words here." in text
+    assert max(len(line) for line in text.splitlines()) >= length - 8  # the long line itself is read
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=1, max_value=30_000), st.sampled_from(["y", "ab ", "Zz9 "]))
+def test_every_line_length_is_read_whole(length, unit):
+    line = (unit * (length // len(unit) + 1))[:length].strip() or "y"
+    raw = f"Head line.\n\n{line}\n"
+    visible = rst_visible_text(raw)
+    assert line in visible.text
+    start = visible.text.index(line)
+    assert raw[visible.starts[start] : visible.ends[start + len(line) - 1]] == line

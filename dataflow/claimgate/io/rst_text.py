@@ -56,6 +56,11 @@ _SETTINGS = {
     "_disable_config": True,
     "input_encoding": "unicode",
     "syntax_highlight": "none",
+    # docutils (0.21+) reports a line over 10,000 characters as a severe error and then yields an empty
+    # document: a page with one long URL or table row was read as no text at all. The page is already
+    # bounded in bytes (``--max-source-bytes``), and docutils' slow inline cases grow with the length of a
+    # paragraph, not of a line, so the line limit is lifted rather than the page silently emptied.
+    "line_length_limit": 1 << 62,
 }
 _REGISTERED = False
 #: What may stand between the text placed so far and the next inline element: white space, escapes,
