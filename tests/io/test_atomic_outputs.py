@@ -13,6 +13,7 @@ from claimgate.io import atomic
 from claimgate.io.atomic import (
     check_output_not_input,
     check_output_writable,
+    check_outputs,
     remove_stale_staging,
     remove_stale_temporaries,
     staged_folder,
@@ -155,6 +156,27 @@ def test_an_output_that_is_an_input_is_refused_however_it_is_spelled(tmp_path, s
     with pytest.raises(OutputError, match=r"it is the --cases input"):
         check_output_not_input(output, {"--manifest": tmp_path / "m.json", "--cases": cases})
     assert cases.read_text() == "[]"
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink_to_missing", "hardlink"])
+def test_two_outputs_that_are_one_file_are_refused_before_any_work(tmp_path, spelling):
+    ledger = tmp_path / "L.jsonl"
+    if spelling == "hardlink":
+        ledger.write_text("kept\n")
+    other = {
+        "same": lambda: ledger,
+        "dotted": lambda: tmp_path / "." / "L.jsonl",
+        "symlink_to_missing": lambda: (tmp_path / "link.jsonl").symlink_to(ledger) or tmp_path / "link.jsonl",
+        "hardlink": lambda: os.link(ledger, tmp_path / "hard.jsonl") or tmp_path / "hard.jsonl",
+    }[spelling]()
+    with pytest.raises(OutputError, match=r"it is another output \(.*L\.jsonl\); refusing to overwrite it"):
+        check_outputs([ledger, tmp_path / "report.html", other], {"--cases": tmp_path / "cases.json"})
+    assert not (tmp_path / "report.html").exists()
+    assert spelling != "hardlink" or ledger.read_text() == "kept\n"
+
+
+def test_distinct_outputs_pass(tmp_path):
+    check_outputs([tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "sub" / "a.jsonl"], {})
 
 
 def test_a_different_file_is_not_an_input(tmp_path):

@@ -259,12 +259,10 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
     inputs = {**inputs, **pinned_paths(args.manifest)}
     fail_on = fail_on_set(args.fail_on, GATE_STATUSES)
     extra = check_ci_outputs(args)
+    pictures = [output.parent / name for name in DAG_PICTURES] if args.pictures else []
+    check_outputs([output, *extra, *pictures, *ledger_paths(args)], inputs)
     if args.pictures:  # beside the output: DAG_PICTURES, cases/<name>.dot/.svg and cases/index.json
-        check_outputs([output, *extra, *(output.parent / name for name in DAG_PICTURES)], inputs)
         check_inputs_outside(output.parent / "cases", "case pictures", inputs)
-    else:
-        check_outputs([output, *extra], inputs)
-    check_outputs(ledger_paths(args), inputs)
     notes: list[str] = []
     if output.suffix.lower() == ".jsonl" and not args.pictures and not args.report and not args.ledger:
         # JSONL is written chunk by chunk as the chunks are decided: memory bounded whatever the table's size.

@@ -13,9 +13,9 @@ overwritten by an output (see README, "What is refused, and why").
 - Folders the write had to create are removed again when it fails.
 - ``staged_folder`` collects a set of files (the DAG pictures) in a hidden folder and
   moves them into place only on ``commit``.
-- ``check_outputs`` refuses, before any work, an output that is one of the inputs (the
-  same file, however reached: same ``st_dev``/``st_ino`` or same resolved path) or that
-  cannot be written, or that lies inside an input folder (``--corpus-dir``).
+- ``check_outputs`` refuses, before any work, an output that is one of the inputs or another output (the same
+  file, however reached: same ``st_dev``/``st_ino`` or same resolved path), cannot be written, or lies inside
+  an input folder (``--corpus-dir``).
 """
 
 from __future__ import annotations
@@ -305,12 +305,10 @@ def _resolved(path: Path) -> Path | None:
 def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path | None], role: str = "input") -> None:
     """Refuse (``OutputError``) an ``output`` that is the same file as one of ``inputs``.
 
-    ``inputs`` maps a label (``--cases``) to a path or ``None``; ``role`` names them in
-    the message (``it is the --cases input``; ``"file"`` where they are other outputs). Same file means the
-    same ``(st_dev, st_ino)`` (hard links, symbolic links, ``./`` spellings) or, where
-    either file does not exist yet, the same fully resolved path. (Two existing files
-    are the same exactly when their identities are, so paths are resolved only for the
-    inputs or output that are missing: a manifest pins thousands of files.)
+    ``inputs`` maps a label (``--cases``) to a path or ``None``; ``role`` names them in the message (``it is the
+    --cases input``; ``"output"`` where they are other outputs). Same file means the same ``(st_dev, st_ino)``
+    (hard links, symbolic links, ``./`` spellings) or, where either file does not exist yet, the same fully
+    resolved path (so paths are resolved only for files that are missing: a manifest pins thousands).
     """
     out_same = _file_identity(Path(output))
     out_resolved = None
@@ -324,15 +322,14 @@ def check_output_not_input(output: str | Path, inputs: Mapping[str, str | Path |
             out_resolved = out_resolved or _resolved(Path(output))
             same = out_resolved is not None and out_resolved == _resolved(Path(given))
         if same:
-            raise OutputError(f"cannot write {output}: it is the {label} {role} ({given}); refusing to overwrite it")
+            also = role == "output"
+            what = "another output" if also else f"the {label} {role}"
+            raise OutputError(f"cannot write {output}: it is {what} ({given}); refusing to overwrite it")
 
 
 def check_output_writable(output: str | Path) -> None:
-    """Refuse (``OutputError``) an ``output`` path that cannot be written, before any work.
-
-    Refused: the output is a folder; the nearest existing parent is not a folder; that
-    folder is not writable and searchable by this process. Nothing is created here.
-    """
+    """Refuse (``OutputError``) an ``output`` path that cannot be written, before any work: a folder, under a
+    nearest existing parent that is not a folder, or not writable and searchable here. Nothing is created."""
     target = Path(output)
     if target.is_dir():
         raise OutputError(f"cannot write {target}: is a folder")
@@ -390,11 +387,14 @@ def check_outputs(
     inputs: Mapping[str, str | Path | None],
     input_folders: Mapping[str, str | Path | None] | None = None,
 ) -> None:
-    """``check_output_writable``, ``check_output_not_input`` and ``check_output_outside`` for every output.
+    """``check_output_writable``, ``check_output_not_input`` and ``check_output_outside`` for every output, and
+    no two of ``outputs`` the same file (``--output L.jsonl --ledger L.jsonl`` wrote rows over the ledger).
 
     Made before any work; ``input_folders`` are folders read as inputs (``--corpus-dir``).
     """
-    for output in outputs:
+    outputs = list(outputs)
+    for i, output in enumerate(outputs):
         check_output_writable(output)
         check_output_not_input(output, inputs)
         check_output_outside(output, input_folders or {})
+        check_output_not_input(output, {str(o): o for o in outputs[:i]}, role="output")
