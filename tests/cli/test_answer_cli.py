@@ -187,7 +187,12 @@ def test_summary_must_be_json_and_fail_on_is_in_the_help(capsys, tmp_path, corpu
     assert audit(capsys, tmp_path, corpus, "--summary", str(tmp_path / "s.txt"))[0] == 2
     for command in ("audit", "answer"):
         code, out, _ = cli(capsys, command, "--help")
-        assert code == 0 and "--fail-on" in out and "--summary" in out and "1 a --fail-on verdict occurred" in out
+        assert (
+            code == 0
+            and "--fail-on" in out
+            and "--summary" in out
+            and "1 a --fail-on verdict or status occurred" in out
+        )
 
 
 # --- --report on audit, answer and gate ----------------------------------------------------

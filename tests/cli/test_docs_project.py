@@ -144,6 +144,24 @@ def test_lint_strict_fails_on_a_gap(project, capsys):
     assert code == 1 and "gap" in out and "silent: notes" in out
 
 
+def test_lint_of_docs_declaring_nothing_says_so_in_every_format_and_strict_fails(project, capsys):
+    (project / "plain").mkdir()
+    (project / "plain/intro.md").write_text("# Intro\nJust prose.\n", encoding="utf-8")
+    (project / "plain/usage.rst").write_text("Usage\n=====\n\nMore prose.\n", encoding="utf-8")
+    assert cli(capsys, "pin", "plain", "--version", "1.0", "--output", "m.json")[0] == 0
+    code, out, _ = cli(capsys, "lint", "--schema", "wisp.toml", "--manifest", "m.json")
+    assert code == 0 and "no directive in any of the 2 page(s) (prefix @wisp)" in out and "lint passes" in out
+    code, out, _ = cli(capsys, "lint", "--schema", "wisp.toml", "--manifest", "m.json", "--strict")
+    assert code == 1 and "(fails: --strict)" in out and "lint fails" in out
+    code, out, _ = cli(capsys, "lint", "--schema", "wisp.toml", "--manifest", "m.json", "--format", "json", "--strict")
+    summary = json.loads(out)["summary"]
+    assert code == 1 and summary["declares_nothing"] is True and summary["pages"] == 2 and summary["exit_status"] == 1
+    code, out, _ = cli(capsys, "lint", "--schema", "wisp.toml", "--manifest", "m.json", "--format", "junit", "--strict")
+    suite = ElementTree.fromstring(out.split("\n", 1)[1])
+    assert code == 1 and suite.get("failures") == "1"
+    assert [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None] == ["any directive"]
+
+
 def test_lint_refuses_a_stale_pin_like_the_gate(project, capsys):
     assert cli(capsys, "pin", "docs/1.0", "--version", "1.0", "--output", "manifest.json")[0] == 0
     (project / "docs/1.0/guide.md").write_text("changed\n", encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from claimgate.gate.lint import CONTRACT_COLUMNS, PROBLEM_COLUMNS, lint_sources
 from claimgate.gate.schema import schema_from_dict
 from hypothesis import given, settings
@@ -82,6 +83,28 @@ def test_clean_docs_exit_zero():
         frame(("guide", "1.0", "@wisp client mode=fast\n"), ("ref", "1.0", "@wisp client mode=fast\n")), SCHEMA
     )
     assert report.problems.empty and report.exit_status(strict=True) == 0
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        [("guide", "1.0", "# Guide\nNo directives here.\n")],
+        [("a", "1.0", "Mail me@example.org.\n"), ("b", "2.0", "Decorate it with @other.client here.\n")],
+        [("empty", "1.0", "")],
+    ],
+    ids=["prose", "at_signs_in_prose", "empty_page"],
+)
+def test_pages_that_declare_nothing_pass_but_fail_when_strict(pages):
+    report = lint_sources(frame(*pages), SCHEMA)
+    assert report.declares_nothing and report.pages == len(pages) and report.prefix == "@wisp"
+    assert report.exit_status() == 0 and report.exit_status(strict=True) == 1
+
+
+def test_one_directive_anywhere_is_not_declaring_nothing():
+    report = lint_sources(frame(("a", "1.0", "prose\n"), ("b", "1.0", "@wisp client mode=fast\n")), SCHEMA)
+    assert not report.declares_nothing and report.pages == 2
+    bad = lint_sources(frame(("a", "1.0", "@wisp client mode=slow\n")), SCHEMA)  # a problem is not "nothing"
+    assert not bad.declares_nothing and bad.exit_status() == 1
 
 
 @settings(max_examples=40, deadline=None)

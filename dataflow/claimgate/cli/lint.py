@@ -3,7 +3,7 @@
 The rules live in :mod:`claimgate.gate.lint` (docs/gate-rules.md, "Lint"); this module
 reads the manifest (every pin verified first, as the gate does), and prints the report
 as text (default), JSON (``--format json``) or JUnit XML (``--format junit``) for CI.
-Exit status: 0 clean, 1 a directive problem or a conflict (a gap too with ``--strict``),
+Exit status: 0 clean, 1 a directive problem or a conflict (a gap, or no directive at all, too with ``--strict``),
 2 usage, 3 an input refused (a stale pin, an invalid schema).
 """
 
@@ -28,7 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", help="manifest.json whose pages to lint (default: the project file's)")
     add_schema(parser)
     parser.add_argument("--project", help="claimgate.toml to read (default: ./claimgate.toml when present)")
-    parser.add_argument("--strict", action="store_true", help="exit 1 on a gap too (a key some pages are silent on)")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on a gap too (a key some pages are silent on), and when no page declares anything",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or junit (XML)")
     add_max_source_bytes(parser)
 
@@ -49,6 +53,13 @@ def text_report(report: LintReport, strict: bool) -> str:
         rows.append([c["version"], c["operation"], c["claim_key"], _values(c) + silent, " ".join(marks) or "ok"])
     if rows:
         lines += ["", text_table(rows, ["version", "operation", "key", "declared by", "state"])]
+    if report.declares_nothing:
+        lines += [
+            printable(
+                f"no directive in any of the {report.pages} page(s) (prefix {report.prefix}): the gate would answer "
+                f"not_in_docs for every key{' (fails: --strict)' if strict else ''}"
+            )
+        ]
     verdict = "fails" if report.exit_status(strict) else "passes"
     lines += [
         "",
@@ -67,6 +78,8 @@ def json_report(report: LintReport, strict: bool) -> str:
             "problems": len(report.problems),
             "conflicts": report.conflicts,
             "gaps": report.gaps,
+            "pages": report.pages,
+            "declares_nothing": report.declares_nothing,
             "strict": strict,
             "exit_status": report.exit_status(strict),
         },
@@ -92,6 +105,11 @@ def junit_report(report: LintReport, strict: bool) -> str:
         elif c["gap"] and strict:
             failure = f'<failure type="gap" message={quoteattr("silent: " + ", ".join(c["silent"]))}/>'
         cases.append(f"  <testcase classname={quoteattr('contracts')} name={quoteattr(name)}>{failure}</testcase>")
+    if report.declares_nothing:  # the text form's note, as a test case (failed with ``strict``, as the exit is)
+        failure = f'<failure type="no_directive" message={quoteattr(f"prefix {report.prefix}")}/>' if strict else ""
+        cases.append(
+            f"  <testcase classname={quoteattr('contracts')} name={quoteattr('any directive')}>{failure}</testcase>"
+        )
     failures = sum("<failure" in case for case in cases)
     head = f'<testsuite name="claimgate lint" tests="{len(cases)}" failures="{failures}" errors="0">'
     return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', head, *cases, "</testsuite>"])

@@ -146,8 +146,9 @@ def overview(prog: str) -> str:
         f"`{prog} COMMAND --help` lists a command's options; options may stand before or after the command.",
         "`-` as a case or citation table reads standard input, as --output writes JSON Lines to standard output.",
         "",
-        "Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error,",
-        "3 input refused, 4 executor failed (a worker or the Dask scheduler lost; nothing written);",
+        "Exit status: 0 run completed, 1 a --fail-on verdict or status occurred (audit, answer, gate, recheck)",
+        "or lint found a problem, 2 usage error, 3 input refused,",
+        "4 executor failed (a worker or the Dask scheduler lost; nothing written);",
         "130 / 143 / 129 Ctrl-C / SIGTERM / SIGHUP.",
     ]
     return "\n".join(lines)

@@ -86,8 +86,8 @@ def command_parser(prog: str, command: Command) -> CommandParser:
     parser = CommandParser(
         prog=f"{prog} {command.name}",
         description=command.help,
-        epilog="Exit status: 0 run completed, 1 a --fail-on verdict occurred (audit, answer, gate), 2 usage error, "
-        "3 input refused; 130, 143, 129 stopped by a signal.",
+        epilog="Exit status: 0 run completed, 1 a --fail-on verdict or status occurred (audit, answer, gate, "
+        "recheck) or lint found a problem, 2 usage error, 3 input refused; 130, 143, 129 stopped by a signal.",
         allow_abbrev=False,  # an abbreviation would hide which option was meant before the command
     )
     parser.register("action", None, Once)

@@ -39,10 +39,21 @@ CONTRACT_COLUMNS = {
 
 @dataclass(frozen=True)
 class LintReport:
-    """What ``lint_sources`` found: ``problems`` and ``contracts`` (``PROBLEM_COLUMNS``, ``CONTRACT_COLUMNS``)."""
+    """What ``lint_sources`` found: ``problems`` and ``contracts`` (``PROBLEM_COLUMNS``, ``CONTRACT_COLUMNS``),
+    over ``pages`` pinned pages read with the schema's directive ``prefix``."""
 
     problems: pd.DataFrame
     contracts: pd.DataFrame
+    pages: int = 0
+    prefix: str = ""
+
+    @property
+    def declares_nothing(self) -> bool:
+        """No page declares a directive and none has a problem: every key would be ``not_in_docs``.
+
+        Usually a wrong ``prefix`` or schema, or docs that never adopted directives; ``--strict`` fails it.
+        """
+        return self.contracts.empty and self.problems.empty
 
     @property
     def conflicts(self) -> int:
@@ -55,8 +66,8 @@ class LintReport:
         return int(self.contracts["gap"].sum())
 
     def exit_status(self, strict: bool = False) -> int:
-        """1 on a directive problem or a conflict (or a gap when ``strict``), else 0."""
-        failing = len(self.problems) or self.conflicts or (strict and self.gaps)
+        """1 on a directive problem or a conflict (or, when ``strict``, a gap or no directive at all), else 0."""
+        failing = len(self.problems) or self.conflicts or (strict and (self.gaps or self.declares_nothing))
         return 1 if failing else 0
 
 
@@ -111,4 +122,4 @@ def lint_sources(sources: pd.DataFrame, schema: ClaimSchema) -> LintReport:
     problem_frame = pd.DataFrame(problems, columns=list(PROBLEM_COLUMNS)).astype(PROBLEM_COLUMNS)
     problem_frame = problem_frame.sort_values(["path", "line"], kind="stable").reset_index(drop=True)
     contract_frame = pd.DataFrame(contracts, columns=list(CONTRACT_COLUMNS)).astype(CONTRACT_COLUMNS)
-    return LintReport(problems=problem_frame, contracts=contract_frame)
+    return LintReport(problems=problem_frame, contracts=contract_frame, pages=len(rows), prefix=schema.prefix)
