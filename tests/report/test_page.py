@@ -128,3 +128,24 @@ def test_hostile_text_is_escaped_in_every_page(audit_rows, answer_result):
     for page in (audit_page(audit_rows, CORPUS), answer_page(answer_result, CORPUS)):
         assert HOSTILE not in page
         assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+
+
+def _every_status() -> set[str]:
+    from claimgate.audit.recheck import RECHECK_STATUSES
+    from claimgate.reasons import ANSWER_VERDICTS, AUDIT_VERDICTS, CLAIM_STATUSES, GATE_STATUSES
+
+    return {*GATE_STATUSES, *ANSWER_VERDICTS, *CLAIM_STATUSES, *AUDIT_VERDICTS, *RECHECK_STATUSES}
+
+
+def test_every_verdict_and_status_a_command_writes_has_a_badge_colour():
+    from claimgate.report.page import STYLE
+
+    missing = sorted(name for name in _every_status() if f".badge.v-{name}{{background:" not in STYLE)
+    assert missing == []  # a badge without its colour was white text on white (the recheck page's statuses)
+
+
+def test_a_badge_of_an_unknown_value_is_still_visible():
+    from claimgate.report.page import STYLE
+
+    rule = re.search(r"\.badge\{([^}]*)\}", STYLE).group(1)
+    assert "color:#fff" in rule and re.search(r"background:#[0-9a-f]{6}", rule)

@@ -21,6 +21,8 @@ COLOURS = {
     "misattributed": "#bf8700", "partial": "#bf8700", "uncited": "#bf8700", "not_in_docs": "#bf8700",
     "not_found": "#cf222e", "insufficient_quote": "#cf222e", "invalid_citation": "#cf222e", "unrelated": "#cf222e",
     "contradicts": "#cf222e", "unsupported": "#cf222e", "refused": "#cf222e", "conflict": "#cf222e",
+    # recheck statuses (docs/recheck-rules.md): still holds, holds with new spans, no longer holds
+    "unchanged": "#1a7f37", "intact": "#0969da", "invalid": "#cf222e", "decision_changed": "#cf222e",
 }  # fmt: skip
 
 STYLE = """
@@ -32,7 +34,8 @@ main{padding:16px 20px;max-width:1100px}
 .card{background:#fff;border:1px solid #d0d7de;border-left:8px solid #8c959f;border-radius:6px;
 padding:10px 14px;margin:10px 0}
 .card h3{margin:0 0 6px;font-size:15px}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-size:12px;font-weight:600}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;background:#57606a;font-size:12px;
+font-weight:600}
 .label{color:#57606a;font-size:12px;text-transform:uppercase;margin-top:8px}
 .passage{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:13px;background:#f6f8fa;padding:6px;border-radius:4px}
 mark{background:#fff8c5;outline:1px solid #d4a72c}
