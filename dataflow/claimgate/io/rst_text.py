@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import re
 
+from claimgate.io.rst_references import linear_reader_class
 from claimgate.io.sphinx_roles import CODE_ROLES, FUNCTION_ROLES, TEXT_ROLES, role_display, role_places
 from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 
@@ -303,7 +304,7 @@ class _Reader:
         from docutils.core import publish_doctree
 
         settings = {**_SETTINGS, "warning_stream": io.StringIO()}
-        tree = publish_doctree(self.raw, settings_overrides=settings)
+        tree = publish_doctree(self.raw, reader=linear_reader_class()(), settings_overrides=settings)
         for child in tree.children:
             self.walk(child, len(self.raw))
         return self.out.build()
