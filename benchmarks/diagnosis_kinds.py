@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dataflow"))
 
 from claimgate.audit.diagnosis.diagnose import citation_diagnosis  # noqa: E402
-from claimgate.audit.diagnosis.kinds import DIAGNOSIS_KINDS  # noqa: E402
+from claimgate.audit.diagnosis.kinds import DIAGNOSIS_KINDS, NUMBER_WORDS, is_number  # noqa: E402
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex  # noqa: E402
 from claimgate.audit.index.build import build_corpus_index  # noqa: E402
 from claimgate.audit.matching.audit import audit_quote  # noqa: E402
@@ -82,7 +82,7 @@ def stdlib_docs() -> dict[str, str]:
 
 def plain(word: str) -> bool:
     """A word free to edit: lower-case letters only, not a number, negator or deciding word."""
-    return bool(_PLAIN.match(word)) and word not in NEGATION_WORDS and word not in _DECIDING
+    return bool(_PLAIN.match(word)) and word not in NEGATION_WORDS and word not in _DECIDING and not is_number(word)
 
 
 def near_misses(sents: list[str], j: int, vocab: list[str], rng: random.Random) -> dict[str, str]:
@@ -152,6 +152,7 @@ HARDER = {
     "stitch_light_edit": "stitched",
     "stitch_api_doc": "stitched",
     "number_last_changed": "number_changed",
+    "number_word_changed": "number_changed",
     "number_digit_added": "number_changed",
     "negation_contracted": "negation_changed",
     "light_edit_word_added": "light_edit",
@@ -170,7 +171,7 @@ _CODE = re.compile(r"[_`=()\[\]]|\w\.\w")
 def free(word: str) -> bool:
     """A word an elision may drop: letters only (punctuation around it allowed), no negator, no number."""
     core = word.strip(",.;:()\"'")
-    return core.isalpha() and core.lower() not in NEGATION_WORDS
+    return core.isalpha() and core.lower() not in NEGATION_WORDS and not is_number(core.lower())
 
 
 def package_docs(per_module: int = 30, files: int = 150) -> dict[str, str]:
@@ -264,6 +265,11 @@ def harder_near_misses(sents: list[str], j: int, other: list[str], vocab: list[s
         out["number_last_changed"] = sent[: last.start()] + last.group()[:-1] + digit + sent[last.end() :]
         first = nums[0]
         out["number_digit_added"] = sent[: first.end()] + "0" + sent[first.end() :]
+    spelled = [i for i, x in enumerate(words) if x.isalpha() and is_number(x.lower())]
+    if spelled:  # a number word replaced by another ("four weeks" for "five weeks")
+        i = spelled[0]
+        others = sorted(NUMBER_WORDS - {words[i].lower()})
+        out["number_word_changed"] = " ".join(words[:i] + [rng.choice(others)] + words[i + 1 :])
     aux = [i for i in range(1, w - 2) if words[i] in ("is", "are", "can", "does", "do", "was", "has", "should")]
     if aux and not any(x.lower().strip(",.;") in NEGATION_WORDS for x in words):
         i = aux[0]

@@ -86,9 +86,23 @@ def removed_is_seam(doc, a: int, b: int, quote_ends_sentence: bool) -> bool:
 _OPS = {"replace": "replace", "delete": "insert", "insert": "delete"}  # difflib (quote-side) -> quote's edit
 
 
+#: English number words a diagnosis reads as numbers ("four weeks" for "five weeks" is a changed number).
+#: Left out on purpose: "second" (a unit of time), "once" (a conjunction), "a"/"an" (articles).
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
+    "billion trillion dozen half twice thrice double triple first third fourth fifth sixth seventh eighth ninth "
+    "tenth eleventh twelfth hundredth thousandth".split()
+)
+
+
 def is_number(token: str) -> bool:
-    """A normalized token that states a number (has a digit; the sign is part of the token)."""
-    return any(c.isdigit() for c in token)
+    """A normalized token that states a number: it has a digit (the sign is part of the token), or it is a
+    number word of :data:`NUMBER_WORDS`, alone or hyphen-joined (``twenty-five``). Rules: docs/audit-rules.md,
+    "Diagnosis"."""
+    if any(c.isdigit() for c in token):
+        return True
+    return token in NUMBER_WORDS or ("-" in token and all(part in NUMBER_WORDS for part in token.split("-")))
 
 
 def count_in(positions, lo: int, hi: int) -> int:
