@@ -1,10 +1,10 @@
-"""``claimgate recheck`` by its bulk path (read_ledger_entries, recheck_entries) writes the reference's bytes."""
+"""``claimgate recheck`` by its bulk path (read_ledger_lines, recheck_lines) writes the reference's bytes."""
 
 from __future__ import annotations
 
 import json
 
-from claimgate.audit.recheck import recheck_citations_reference
+from claimgate.audit.recheck import recheck_citations
 from claimgate.io.ledger_file import read_ledger_reference
 from claimgate.io.writers import jsonl_line
 
@@ -46,10 +46,10 @@ def test_recheck_writes_the_reference_rows_byte_for_byte(tmp_path, capsys):
     code, err = run(capsys, tmp_path, "recheck", "--ledger", str(ledger), "--corpus", str(tmp_path / "v2.json"),
                     "--output", str(out))  # fmt: skip
     assert code == 0, err
-    expected = recheck_citations_reference(read_ledger_reference(ledger), today)
+    expected = recheck_citations(read_ledger_reference(ledger), today)
     assert out.read_bytes() == b"".join(jsonl_line(row) + b"\n" for row in expected)
     statuses = [json.loads(line)["status"] for line in out.read_text(encoding="utf-8").splitlines()]
-    assert statuses == ["intact", "invalid", "invalid", "unchanged"]
+    assert statuses == ["intact", "invalid", "invalid", "not_held"]
 
 
 def test_an_edited_ledger_is_refused_in_one_line_by_the_bulk_path(tmp_path, capsys):
