@@ -109,6 +109,7 @@ def recheck_lines(
     rechecker = Rechecker(documents, hashes, changed, settings, source_maps)
     changed_lines = {_key(doc_id) for doc_id in changed}
     lines, statuses, reasons = [], [], []
+    verdicts: dict[bytes, str] = {}  # a recorded verdict's JSON: the verdict (a not_held row's summary reason)
     for number, item in enumerate(items, 1):
         if type(item) is tuple:
             doc, verdict = item[DOC_ID], item[VERDICT]
@@ -117,7 +118,9 @@ def recheck_lines(
                     _COPIED % (number, item[CITATION_ID], doc, b"not_held", verdict, verdict, _spans(item[SPANS]))
                 )
                 statuses.append("not_held")
-                reasons.append(orjson.loads(verdict))
+                if verdict not in verdicts:
+                    verdicts[verdict] = orjson.loads(verdict)
+                reasons.append(verdicts[verdict])
                 continue
             if doc in today and doc not in changed_lines and doc == item[SOURCE]:  # today's hash: as recorded
                 lines.append(
