@@ -90,8 +90,48 @@ def ledger_rows(draw) -> dict:
     return row
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(ledger_rows(), min_size=1, max_size=5))
+def canonical_row(citation_id: str, doc_id: str, **fields) -> dict:
+    """A citation row with every field ``audit --ledger`` writes (before sealing)."""
+    return {
+        "kind": "citation",
+        "citation_id": citation_id,
+        "doc_id": doc_id,
+        "corpus_sha256": "c" * 64,
+        "sources": {doc_id: "5" * 64},
+        "quote": "the cited words",
+        "verdict": "found",
+        "reason": "verbatim_match",
+        "spans": [{"start": 0, "end": 15}],
+        "fingerprint": {"tokens": ["the", "cited", "words"], "before": [], "after": ["and"]},
+    } | fields
+
+
+SPAN = st.fixed_dictionaries({"start": NUMBER, "end": NUMBER})
+
+
+@st.composite
+def canonical_rows(draw) -> dict:
+    """Citation rows of ``audit --ledger``'s shape whose values may hold escapes, surrogates and odd numbers."""
+    doc_id = draw(TEXT)
+    tokens = st.lists(TEXT, max_size=4)
+    return canonical_row(
+        draw(TEXT),
+        doc_id,
+        quote=draw(TEXT),
+        verdict=draw(st.sampled_from(["found", "not_found", "misattributed"]) | TEXT),
+        reason=draw(TEXT),
+        spans=draw(st.lists(SPAN, max_size=3)),
+        sources={draw(st.sampled_from([doc_id, "other"])): draw(st.sampled_from(["5" * 64, "A" * 64]))},
+        fingerprint={"tokens": draw(tokens), "before": draw(tokens), "after": draw(tokens)},
+    )
+
+
+#: Files of random rows, or of citation rows of ``audit --ledger``'s shape (taken apart on their bytes if they can be).
+FILES = st.lists(ledger_rows(), min_size=1, max_size=5) | st.lists(canonical_rows(), min_size=1, max_size=5)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=FILES)
 def test_random_sealed_rows_read_the_same(tmp_path, rows):
     path = tmp_path / "l.jsonl"
     path.unlink(missing_ok=True)
@@ -133,9 +173,9 @@ def damaged(data: bytes, kind: str, at: int, byte: int) -> bytes:
 KINDS = ["truncate", "flip", "drop", "reencode", "reseal", "crlf", "insert", "repeat"]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    rows=st.lists(ledger_rows(), min_size=1, max_size=4),
+    rows=FILES,
     kind=st.sampled_from(KINDS),
     at=st.integers(0, 10**6),
     byte=st.integers(0, 255),
@@ -234,64 +274,6 @@ def test_a_ledger_of_canonical_citations_is_kept_as_bytes_and_other_rows_parsed(
     assert read.row(1) == read_ledger_reference(path)[0]
     append_ledger(path, [{"kind": "request", "corpus_sha256": "m", "sources": {}, "case_id": "k"}])
     assert [r["kind"] for r in read_ledger_lines(path).rows()] == ["citation", "citation", "request"]
-
-
-def canonical_row(citation_id: str, doc_id: str, **fields) -> dict:
-    """A citation row with every field ``audit --ledger`` writes (before sealing)."""
-    return {
-        "kind": "citation",
-        "citation_id": citation_id,
-        "doc_id": doc_id,
-        "corpus_sha256": "c" * 64,
-        "sources": {doc_id: "5" * 64},
-        "quote": "the cited words",
-        "verdict": "found",
-        "reason": "verbatim_match",
-        "spans": [{"start": 0, "end": 15}],
-        "fingerprint": {"tokens": ["the", "cited", "words"], "before": [], "after": ["and"]},
-    } | fields
-
-
-SPAN = st.fixed_dictionaries({"start": NUMBER, "end": NUMBER})
-
-
-@st.composite
-def canonical_rows(draw) -> dict:
-    """Citation rows of ``audit --ledger``'s shape whose values may hold escapes, surrogates and odd numbers."""
-    doc_id = draw(TEXT)
-    tokens = st.lists(TEXT, max_size=4)
-    return canonical_row(
-        draw(TEXT),
-        doc_id,
-        quote=draw(TEXT),
-        verdict=draw(st.sampled_from(["found", "not_found", "misattributed"]) | TEXT),
-        reason=draw(TEXT),
-        spans=draw(st.lists(SPAN, max_size=3)),
-        sources={draw(st.sampled_from([doc_id, "other"])): draw(st.sampled_from(["5" * 64, "A" * 64]))},
-        fingerprint={"tokens": draw(tokens), "before": draw(tokens), "after": draw(tokens)},
-    )
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(canonical_rows(), min_size=1, max_size=5))
-def test_random_canonical_citation_rows_read_the_same(tmp_path, rows):
-    path = tmp_path / "l.jsonl"
-    path.unlink(missing_ok=True)
-    append_ledger(path, rows)
-    assert isinstance(same_outcome(path), list)
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    rows=st.lists(canonical_rows(), min_size=1, max_size=4),
-    kind=st.sampled_from(KINDS),
-    at=st.integers(0, 10**6),
-    byte=st.integers(0, 255),
-)
-def test_damaged_canonical_citation_lines_are_read_or_refused_the_same(tmp_path, rows, kind, at, byte):
-    path = tmp_path / "l.jsonl"
-    path.write_bytes(damaged(written(tmp_path, rows), kind, at, byte))
-    same_outcome(path)
 
 
 def resealed(line: bytes) -> bytes:

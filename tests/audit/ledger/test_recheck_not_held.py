@@ -16,12 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ...helpers import cli
+from .test_recheck import OLD
 
-OLD = {
-    "install": "Install the package with pip. The cache keeps 40 entries by default.",
-    "retries": "Retries are not enabled unless you set the flag explicitly.",
-    "limits": "Each request may upload at most 25 files at once.",
-}
 CITES = [
     {"citation_id": "held", "doc_id": "install", "quote": "The cache keeps 40 entries"},
     {"citation_id": "made-up", "doc_id": "install", "quote": "The cache keeps 90 entries forever"},
