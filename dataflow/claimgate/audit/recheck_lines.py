@@ -63,12 +63,21 @@ def _spans(recorded: bytes) -> bytes:
 _COPIED = b'{"ledger_line":%d,"citation_id":%b,"doc_id":%b,"status":"%b","old_verdict":%b,"verdict":%b,"spans":%b}'
 
 
-def _key(source_id: str) -> bytes | str:
-    """A source id as a canonical line spells it (its JSON); the id itself when it holds a lone surrogate."""
+def _spelled(doc_id: str) -> bytes | None:
+    """``doc_id`` as a canonical line spells it: its UTF-8 between quotes (``None`` for a lone surrogate).
+
+    An id holding a character JSON escapes gets bytes no canonical line holds (its strings have no escape),
+    so it is never found there: such rows are parsed and rechecked one by one.
+    """
     try:
-        return orjson.dumps(source_id)
-    except TypeError:
-        return source_id
+        return b'"' + doc_id.encode() + b'"'
+    except UnicodeEncodeError:
+        return None
+
+
+def _text(spelled: bytes) -> str:
+    """The text of a JSON string of a canonical line (no escapes: its bytes between the quotes, UTF-8)."""
+    return spelled[1:-1].decode()
 
 
 def recheck_lines(
@@ -86,28 +95,30 @@ def recheck_lines(
     ``IngestionError`` (``ledger_other_corpus``, ``ledger_renamed_source``; docs/recheck-rules.md).
     """
     hashes = document_hashes(documents, source_maps)
-    today = {_key(doc_id): sha.encode() for doc_id, sha in hashes.items()}  # by the id's JSON, as lines spell it
-    recorded: dict = {}  # the first hash a citation row recorded for each source, by _key of its id
+    today = {_spelled(doc_id): sha.encode() for doc_id, sha in hashes.items()}  # as canonical lines spell ids
+    recorded: dict = {}  # the first hash a citation row recorded for each source (io.ledger_file.ledger_sources)
+    seen: set[bytes] = set()  # the sources of canonical lines already in recorded
     changed: set = set()  # the documents to audit again (those of rows that held, recorded another hash)
     items = read.items
     for item in items:
         if type(item) is tuple:  # a canonical citation line: one source
             doc, source = item[DOC_ID], item[SOURCE]
-            if source not in recorded:
-                recorded[source] = item[RECORDED].decode()
+            if source not in seen:
+                seen.add(source)
+                recorded.setdefault(_text(source), item[RECORDED].decode())
             sha = item[RECORDED] if doc == source else None
             if item[VERDICT] == _HELD and doc in today and today[doc] != sha:
-                changed.add(orjson.loads(doc))
+                changed.add(_text(doc))
         elif item["kind"] == "citation":
             for source_id, sha in item["sources"].items():
-                recorded.setdefault(_key(source_id), sha)
+                recorded.setdefault(source_id, sha)
             doc_id = item["doc_id"]
             held = item["verdict"] == HELD_VERDICT
             if held and doc_id in hashes and hashes[doc_id] != item["sources"].get(doc_id):
                 changed.add(doc_id)
-    check_same_corpus({(orjson.loads(k) if type(k) is bytes else k): v for k, v in recorded.items()}, hashes)
+    check_same_corpus(recorded, hashes)
     rechecker = Rechecker(documents, hashes, changed, settings, source_maps)
-    changed_lines = {_key(doc_id) for doc_id in changed}
+    changed_lines = {_spelled(doc_id) for doc_id in changed if type(doc_id) is str}
     lines, statuses, reasons = [], [], []
     verdicts: dict[bytes, str] = {}  # a recorded verdict's JSON: the verdict (a not_held row's summary reason)
     for number, item in enumerate(items, 1):

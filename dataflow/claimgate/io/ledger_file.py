@@ -260,65 +260,91 @@ _SPAN = rb'\{"end":' + _NUMBER + rb',"start":' + _NUMBER + rb"\}"
 #: A canonical citation row as ``append_ledger`` writes it (keys sorted, compact), its fields captured as
 #: bytes: 1 the body before the seal, 2 ``citation_id``, 3 ``doc_id`` (JSON strings), 4 the seal (hex),
 #: 5 the body after it, 6 the one ``sources`` key (a JSON string), 7 its hash (hex), 8 ``spans`` (a JSON
-#: list of ``{"end", "start"}``), 9 ``verdict`` (a JSON string).
+#: list of ``{"end", "start"}``), 9 ``verdict`` (a JSON string); a newline follows it.
 CITATION_LINE = re.compile(
     rb'(\{"citation_id":(' + _STRING + rb'),"corpus_sha256":"' + _HEX + rb'","doc_id":(' + _STRING + rb"),"
     rb'"fingerprint":\{"after":' + _STRINGS + rb',"before":' + _STRINGS + rb',"tokens":' + _STRINGS + rb"\},"
     rb'"kind":"citation","quote":' + _STRING + rb',"reason":' + _STRING + rb',)"row_sha256":"(' + _HEX + rb')",'
     rb'("schema":"' + re.escape(LEDGER_SCHEMA.encode()) + rb'","sources":\{(' + _STRING + rb'):"(' + _HEX + rb')"\},'
     rb'"spans":(\[(?:' + _SPAN + rb"(?:," + _SPAN + rb")*+)?\]),"
-    rb'"verdict":(' + _STRING + rb")\})"
+    rb'"verdict":(' + _STRING + rb")\})(?=\n)"
 )
-#: Indices into a :data:`CITATION_LINE` groups tuple (0-based: ``match.groups()``).
-CITATION_ID, DOC_ID, SOURCE, RECORDED, SPANS, VERDICT = 1, 2, 5, 6, 7, 8
+#: Fields of a canonical line's item (``LedgerLines.items``): the captured bytes, then where the line is in the file.
+CITATION_ID, DOC_ID, SOURCE, RECORDED, SPANS, VERDICT, LINE_START, LINE_END = range(8)
 
 
 class LedgerLines(NamedTuple):
-    """A ledger as a recheck reads it: its ``lines`` as written (bytes, no newline) and one item per line.
+    """A ledger as a recheck reads it: its bytes (``data``) and one item per line, in file order.
 
-    Each item is either the ``CITATION_LINE`` groups tuple (bytes) of a canonical citation line whose seal
-    holds, or the row (``dict``, as ``read_ledger`` reads it) of any other line.
+    Each item is either the tuple of a canonical citation line whose seal holds (its ``citation_id``, ``doc_id``,
+    ``sources`` key, recorded hash, ``spans`` and ``verdict`` as the bytes written, then the line's start and end
+    offsets in ``data``; the indices are ``CITATION_ID`` … ``LINE_END``), or the row (``dict``, as ``read_ledger``
+    reads it) of any other line.
     """
 
-    lines: list[bytes]
+    data: bytes
     items: list
 
     def row(self, line: int) -> dict:
         """The full row at ``line`` (1-based), as ``read_ledger`` reads it."""
         item = self.items[line - 1]
-        return item if type(item) is dict else _loads(self.lines[line - 1])
+        return item if type(item) is dict else _loads(self.data[item[LINE_START] : item[LINE_END]])
 
     def rows(self) -> list[dict]:
         """Every row, as ``read_ledger`` gives them."""
         return [self.row(line) for line in range(1, len(self.items) + 1)]
 
 
-def _canonical(lines: list[bytes]) -> list | None:
-    """The items of ``lines`` (see ``LedgerLines``), or ``None`` when a line is in doubt (not JSON, not a ledger
-    row, a seal that does not hold as written): the reference read then decides."""
-    match, sha256 = CITATION_LINE.fullmatch, hashlib.sha256
-    items: list = []
-    append = items.append
+def _parsed(lines: list[bytes], items: list) -> bool:
+    """Append the rows of ``lines`` (lines no canonical item holds) to ``items``; ``False`` at a line in doubt."""
     for line in lines:
-        found = match(line)
-        if found is not None:
-            fields = found.groups()
-            body = sha256(fields[0])
-            body.update(fields[4])
-            if body.hexdigest().encode() == fields[3] and (line.isascii() or _is_utf8(line)):
-                append(fields)
-                continue
         try:
             row = _loads(line)
         except (UnicodeDecodeError, ValueError):  # orjson.JSONDecodeError is a ValueError
-            return None
+            return False
         if not _sealed_row(line, row):
+            return False
+        items.append(row)
+    return True
+
+
+def _canonical(data: bytes) -> list | None:
+    """The items of ``data``'s lines (see ``LedgerLines``), or ``None`` when a line is in doubt (not JSON, not a
+    ledger row, a seal that does not hold as written): the reference read then decides.
+
+    One scan of the file for canonical lines (``CITATION_LINE.finditer``); the lines between two of them, and a
+    line a match starts inside (after a carriage return, say), are split as ``bytes.splitlines`` splits them and
+    parsed. Only the captured fields are kept, so the file's lines are never copied whole.
+    """
+    sha256, ascii_only = hashlib.sha256, data.isascii()
+    items: list = []
+    append = items.append
+    at = 0  # where the next line starts
+    for found in CITATION_LINE.finditer(data):
+        start, end = found.span()
+        if start != at:  # lines no match holds, or a match that starts inside a line: parsed
+            begins_line = data[start - 1] == 10  # "\n"
+            if not _parsed(data[at : start if begins_line else end].splitlines(), items):
+                return None
+            at = end + 1
+            if not begins_line:
+                continue
+        at = end + 1
+        pre, citation_id, doc_id, seal, post, source, recorded, spans, verdict = found.groups()
+        body = sha256(pre)
+        body.update(post)
+        if body.hexdigest().encode() == seal and (ascii_only or _is_utf8(data[start:end])):
+            append((citation_id, doc_id, source, recorded, spans, verdict, start, end))
+        elif not _parsed([data[start:end]], items):
             return None
-        append(row)
+    if not _parsed(data[at:].splitlines(), items):
+        return None
     return items or None
 
 
 def _is_utf8(line: bytes) -> bool:
+    if line.isascii():
+        return True
     try:
         line.decode("utf-8")
     except UnicodeDecodeError:
@@ -331,12 +357,11 @@ def read_ledger_lines(path: str | Path) -> LedgerLines:
 
     Raises ``IngestionError`` (``ledger_invalid``, ``ledger_truncated``, ``ledger_row_edited``: rules in
     docs/recheck-rules.md, "Refusals"; this read: "Reading a big ledger"). A canonical citation line is kept as
-    its captured bytes (no parse); ``LedgerLines.row`` parses one when its document changed.
+    its captured fields (no parse); ``LedgerLines.row`` parses one when its document changed.
     """
     data = _ledger_bytes(path)
-    lines = data.splitlines()
-    items = _canonical(lines)
-    return LedgerLines(lines, items if items is not None else _rows_reference(path, data))
+    items = _canonical(data)
+    return LedgerLines(data, items if items is not None else _rows_reference(path, data))
 
 
 def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:
