@@ -296,3 +296,15 @@ def test_a_canonical_line_resealed_over_bytes_that_are_no_json_text_is_refused_t
     append_ledger(path, [canonical_row("c", "a", quote="café, the cited words")])
     path.write_bytes(resealed(path.read_bytes().rstrip(b"\n").replace(written_as, now)) + b"\n")
     assert same_outcome(path)[0] == "ledger_invalid"
+
+
+def test_a_canonical_line_after_a_carriage_return_is_read_as_splitlines_splits_the_file(tmp_path):
+    # The scan for canonical lines goes by newlines; a match that starts after a lone "\r" is inside a line of
+    # the scan but a line of its own for splitlines (which the reference read uses): both lines are parsed.
+    path = tmp_path / "l.jsonl"
+    append_ledger(path, [canonical_row("c", "a", quote='a "quoted" word'), canonical_row("d", "a")])
+    first, second = path.read_bytes().splitlines()  # the first is sealed as written, not canonical (an escape)
+    path.write_bytes(first + b"\r" + second + b"\n" + second + b"\n")
+    rows = same_outcome(path)
+    assert [r["citation_id"] for r in rows] == ["c", "d", "d"]
+    assert [type(item) for item in read_ledger_lines(path).items] == [dict, dict, tuple]
