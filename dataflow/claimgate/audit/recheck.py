@@ -2,7 +2,8 @@
 
 Why: a citation audited last week may not hold after the docs changed; re-auditing every
 citation is slow on a big ledger. Only documents whose hash changed are indexed and only the
-citations of those documents are re-audited, with the audit's own matcher and diagnosis.
+citations of those documents that held are re-audited, with the audit's own matcher and diagnosis; a
+citation the ledger recorded as not holding is ``not_held`` (``audit.recheck_statuses``), never re-audited.
 
 What it refuses to do: guess. A ledger whose documents are all absent from today's corpus is
 from another corpus (``ledger_other_corpus``); a ledger document that is gone while its exact text
