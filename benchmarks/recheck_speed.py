@@ -5,20 +5,28 @@ The issue's figure: 100,000 ledger rows over 20,000 documents with 1% of the doc
 audit`` over the same citations and today's corpus), both timed as whole processes
 (``subprocess``, start-up and file reading included), side by side, in one run. Target: 20x.
 
-Corpus: the 295 arXiv abstracts of the shared folder's ``bench/arxiv_abstracts.json`` (real prose,
-cited by their own sentences) and synthetic documents of ``claimgate.synthetic.audit_inputs`` for the
-rest (Zipf pseudo-words with numbers, line wraps, hyphens and ligatures); citations from
-``make_citations`` (40% real, 30% misattributed, 30% fabricated). The ledger is written once by
-``claimgate audit --ledger`` (not timed). Then 1% of the documents are edited (a third each: a
-number changed, a paragraph put in front so spans move, a sentence appended) and both commands
-run against the new corpus. Status counts are printed so the work done is visible.
+Two shapes, both printed, real prose first:
+
+- **real prose** (``benchmarks/real_prose.py``, as ``audit_speed.py`` uses it): documents of about 1,000
+  characters of the sentences that ship with this machine's Python and packages (docstrings, ``.rst``/
+  ``.md`` files) and the arXiv abstracts; citations 40% verbatim (some with an ellipsis), 30%
+  misattributed, 30% changed (a word replaced or dropped, ``not`` inserted);
+- **arXiv + synthetic**: the 295 arXiv abstracts of the shared folder's ``bench/arxiv_abstracts.json``
+  (cited by their own sentences) and synthetic documents of ``claimgate.synthetic.audit_inputs`` for the
+  rest (Zipf pseudo-words with numbers, line wraps, hyphens and ligatures); citations from
+  ``make_citations`` (40% real, 30% misattributed, 30% fabricated).
+
+For each, the ledger is written once by ``claimgate audit --ledger`` (not timed). Then 1% of the
+documents are edited (a third each: a number changed, a paragraph put in front so spans move, a
+sentence appended) and both commands run against the new corpus. Status counts are printed so the work
+done is visible (``not_held``: citations the audit had rejected, which are not audited again).
 
 Pairs: the two commands run in turn ``--pairs`` times (audit, recheck, audit, recheck, …) so that the
 load of a shared machine hits both alike; each pair's ratio is printed and the median ratio is the
 figure, with the load average (``os.getloadavg``) before and after.
 
 Usage: ``python benchmarks/recheck_speed.py [--docs 20000] [--rows 100000] [--edited 0.01]
-[--abstracts PATH] [--seed 0] [--pairs 3] [--keep DIR]``. Exit code 0.
+[--abstracts PATH] [--seed 0] [--pairs 3] [--shapes real,synthetic] [--keep DIR]``. Exit code 0.
 """
 
 from __future__ import annotations
@@ -42,6 +50,9 @@ sys.path.insert(0, str(ROOT / "dataflow"))
 
 from claimgate.synthetic.audit_inputs import make_citations, make_corpus  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import real_prose  # noqa: E402
+
 ABSTRACTS = Path("/work/shared/bench/arxiv_abstracts.json")
 
 
@@ -57,6 +68,13 @@ def corpus_and_citations(n_docs: int, n_rows: int, abstracts: Path, seed: int) -
     synthetic = make_citations(n_rows - len(rows), doc_words, vocab, weights, seed)
     rows += [{"citation_id": f"s{i}", "doc_id": d, "quote": q} for i, (_, q, d) in enumerate(synthetic)]
     return {**{f"arxiv/{k}": v for k, v in prose.items()}, **docs}, rows
+
+
+def real_prose_inputs(n_docs: int, n_rows: int, seed: int) -> tuple[dict, list[dict]]:
+    """Documents and ``n_rows`` citations of the real-prose shape (``benchmarks/real_prose.py``)."""
+    documents = real_prose.make_corpus(n_docs, seed)
+    cites = real_prose.make_citations(n_rows, documents, seed)
+    return documents, [{"citation_id": f"c{i}", "doc_id": d, "quote": q} for i, (_, q, d) in enumerate(cites)]
 
 
 def edited(documents: dict, share: float, seed: int) -> tuple[dict, int]:
@@ -93,19 +111,9 @@ def timed(argv: list[str]) -> tuple[float, float]:
     return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=20_000)
-    parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--edited", type=float, default=0.01)
-    parser.add_argument("--abstracts", type=Path, default=ABSTRACTS)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--pairs", type=int, default=3, help="audit/recheck pairs run in turn (median ratio)")
-    parser.add_argument("--keep", type=Path, help="keep the inputs and outputs in this folder")
-    args = parser.parse_args()
-    work = args.keep or Path(tempfile.mkdtemp(prefix="recheck-bench-"))
+def run_shape(name: str, documents: dict, citations: list[dict], args, work: Path) -> None:
+    """Write the ledger, edit the corpus, run the pairs and print the shape's figures."""
     work.mkdir(parents=True, exist_ok=True)
-    documents, citations = corpus_and_citations(args.docs, args.rows, args.abstracts, args.seed)
     (work / "v1.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
     (work / "cites.jsonl").write_text("".join(json.dumps(c) + "\n" for c in citations), encoding="utf-8")
     new, n_edited = edited(documents, args.edited, args.seed)
@@ -127,9 +135,10 @@ def main() -> int:
     rows = [json.loads(line) for line in (work / "r.jsonl").read_text(encoding="utf-8").splitlines()]
     statuses = Counter(r["status"] for r in rows)
     kinds = Counter((r.get("diagnosis") or {}).get("kind") for r in rows if r["status"] == "invalid")
-    print(f"ledger: {len(rows):,} rows over {len(documents):,} documents ("
-          f"{sum(k.startswith('arxiv/') for k in documents)} arXiv abstracts); "
-          f"{n_edited} documents edited ({args.edited:.0%})")  # fmt: skip
+    print(f"== {name}: {len(rows):,} ledger rows over {len(documents):,} documents ("
+          f"{sum(k.startswith('arxiv/') for k in documents)} arXiv abstracts as documents of their own); "
+          f"{n_edited} documents edited ({args.edited:.0%}), {(work / 'ledger.jsonl').stat().st_size / 1e6:.0f} MB "
+          "ledger")  # fmt: skip
     print(f"writing the ledger (audit --ledger, not compared): {setup[0]:.1f} s")
     print(f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} (on {os.cpu_count()} CPUs)")  # fmt: skip
@@ -142,7 +151,34 @@ def main() -> int:
     cpu = statistics.median(a[1] / r[1] for a, r in pairs)
     print(f"speed-up, median of {len(pairs)} pairs: {wall:.1f}x wall, {cpu:.1f}x CPU (target 20x)")
     print("statuses: " + ", ".join(f"{s} {n:,}" for s, n in statuses.most_common()))
-    print("invalid by diagnosis: " + ", ".join(f"{k} {n:,}" for k, n in kinds.most_common()))
+    print("invalid by diagnosis: " + (", ".join(f"{k} {n:,}" for k, n in kinds.most_common()) or "none"))
+    print()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=20_000)
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--edited", type=float, default=0.01)
+    parser.add_argument("--abstracts", type=Path, default=ABSTRACTS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pairs", type=int, default=3, help="audit/recheck pairs run in turn (median ratio)")
+    parser.add_argument("--shapes", default="real,synthetic", help="which shapes, in this order")
+    parser.add_argument("--keep", type=Path, help="keep the inputs and outputs in this folder")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="recheck-bench-"))
+    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    if "real" in shapes:
+        print(f"real prose from: {real_prose.sources_note()}\n")
+    for shape in shapes:
+        if shape == "real":
+            documents, citations = real_prose_inputs(args.docs, args.rows, args.seed)
+            run_shape("real prose", documents, citations, args, work / "real")
+        elif shape == "synthetic":
+            documents, citations = corpus_and_citations(args.docs, args.rows, args.abstracts, args.seed)
+            run_shape("arXiv abstracts + synthetic", documents, citations, args, work / "synthetic")
+        else:
+            raise SystemExit(f"unknown shape {shape!r} (real, synthetic)")
     return 0
 
 

@@ -69,12 +69,13 @@ def test_recheck_manifest_reads_the_re_pinned_pages_rendered(capsys, tmp_path):
     code, _, err = cli(capsys, "recheck", "--manifest", str(manifest), "--ledger", str(ledger), "--output", str(out))
     assert code == 0, err
     rows = _rows(out)
-    assert [r["status"] for r in rows] == ["intact", "unchanged", "unchanged"]
+    # The raw-markup quote (c) was rejected by the audit: it never held, so it is not_held, not unchanged.
+    assert [r["status"] for r in rows] == ["intact", "unchanged", "not_held"]
     assert rows[0]["context_changed"] is False
     # A visible word changes: the notes page is re-audited against its rendered text, spans into the file.
     edited = RELEASE_NOTES.replace("backs off\nexponentially", "backs off\nlinearly")
     _pages(tmp_path / "docs", edited)
     code, _, err = cli(capsys, "recheck", "--manifest", str(manifest), "--ledger", str(ledger), "--output", str(out))
     rows = _rows(out)
-    assert [r["status"] for r in rows] == ["invalid", "unchanged", "unchanged"]
+    assert [r["status"] for r in rows] == ["invalid", "unchanged", "not_held"]
     assert rows[0]["audit_reason"] != "unknown_cited_document"

@@ -1,14 +1,16 @@
-"""``claimgate recheck`` by its bulk path (read_ledger_entries, recheck_entries) writes the reference's bytes."""
+"""``claimgate recheck`` by its bulk path (read_ledger_lines, recheck_lines) writes the reference's bytes."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
-from claimgate.audit.recheck import recheck_citations_reference
+from claimgate.audit.recheck import recheck_citations
 from claimgate.io.ledger_file import read_ledger_reference
 from claimgate.io.writers import jsonl_line
 
-from ..helpers import cli
+from ..helpers import ROOT, cli
 
 OLD = {
     "install": "Install the package with pip. The cache keeps 40 entries by default.",
@@ -46,10 +48,10 @@ def test_recheck_writes_the_reference_rows_byte_for_byte(tmp_path, capsys):
     code, err = run(capsys, tmp_path, "recheck", "--ledger", str(ledger), "--corpus", str(tmp_path / "v2.json"),
                     "--output", str(out))  # fmt: skip
     assert code == 0, err
-    expected = recheck_citations_reference(read_ledger_reference(ledger), today)
+    expected = recheck_citations(read_ledger_reference(ledger), today)
     assert out.read_bytes() == b"".join(jsonl_line(row) + b"\n" for row in expected)
     statuses = [json.loads(line)["status"] for line in out.read_text(encoding="utf-8").splitlines()]
-    assert statuses == ["intact", "invalid", "invalid", "unchanged"]
+    assert statuses == ["intact", "invalid", "invalid", "not_held"]
 
 
 def test_an_edited_ledger_is_refused_in_one_line_by_the_bulk_path(tmp_path, capsys):
@@ -60,3 +62,18 @@ def test_an_edited_ledger_is_refused_in_one_line_by_the_bulk_path(tmp_path, caps
                     "--output", str(tmp_path / "r.jsonl"))  # fmt: skip
     assert code == 3 and err.strip().count("\n") == 0
     assert err.startswith("error: IngestionError: ledger_row_edited:") and ":3:" in err
+
+
+def test_a_recheck_of_a_corpus_file_with_an_edited_page_imports_neither_pandas_nor_hamilton(tmp_path, capsys):
+    _, ledger = audited(capsys, tmp_path)
+    today = tmp_path / "v2.json"
+    today.write_text(json.dumps({**OLD, "install": "A new first line.\n\n" + OLD["install"]}), encoding="utf-8")
+    code = (
+        "import sys\nfrom claimgate.cli.main import main\nstatus = main(sys.argv[1:])\n"
+        "print(status, sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'hamilton'}))"
+    )
+    argv = ["recheck", "--ledger", str(ledger), "--corpus", str(today), "--output", str(tmp_path / "r.jsonl")]
+    argv.append("--quiet")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.stdout.split("\n")[-2] == "0 []", done.stderr
+    assert [json.loads(line)["status"] for line in (tmp_path / "r.jsonl").read_text().splitlines()][0] == "intact"

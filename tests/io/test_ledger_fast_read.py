@@ -1,4 +1,4 @@
-"""The ledger's bulk reads (``read_ledger``, ``read_ledger_entries``) give exactly what the line-at-a-time read gives.
+"""The ledger's bulk reads (``read_ledger``, ``read_ledger_lines``) give exactly what the line-at-a-time read gives.
 
 ``read_ledger_reference`` is the executable statement: every row as ``json.loads`` reads it, and each
 refusal (``ledger_truncated``, ``ledger_invalid``, ``ledger_row_edited``) at the first line that has it,
@@ -13,12 +13,17 @@ import pytest
 from claimgate.errors import IngestionError
 from claimgate.io.json_text import has_long_digit_run, lines_with_long_digit_runs
 from claimgate.io.ledger_file import (
+    CITATION_ID,
+    DOC_ID,
     LEDGER_SCHEMA,
+    RECORDED,
+    SOURCE,
+    SPANS,
+    VERDICT,
     append_ledger,
     canonical_bytes,
-    citation_entry,
     read_ledger,
-    read_ledger_entries,
+    read_ledger_lines,
     read_ledger_reference,
     sealed,
 )
@@ -34,26 +39,30 @@ def outcome(read, path) -> object:
         return exc.reason, exc.one_line()
 
 
-def entries_of(rows: list[dict]) -> list[tuple] | None:
-    """What ``read_ledger_entries`` keeps of reference rows: each ``citation_entry``, or ``None``."""
-    try:
-        return [citation_entry(line, row) for line, row in enumerate(rows, 1)]
-    except (LookupError, TypeError):
-        return None
+def canonical_fields(item: tuple) -> tuple:
+    """What a canonical line's captured bytes say, decoded: ``(citation_id, doc_id, sources, spans, verdict)``."""
+    return (
+        json.loads(item[CITATION_ID]),
+        json.loads(item[DOC_ID]),
+        {json.loads(item[SOURCE]): item[RECORDED].decode()},
+        json.loads(item[SPANS]),
+        json.loads(item[VERDICT]),
+    )
 
 
 def same_outcome(path) -> object:
     fast, reference = outcome(read_ledger, path), outcome(read_ledger_reference, path)
     assert fast == reference
     assert repr(fast) == repr(reference)  # ints stay ints, floats floats (1 == 1.0 would hide it)
-    read = outcome(read_ledger_entries, path)
+    read = outcome(read_ledger_lines, path)
     if not isinstance(reference, list):
         assert read == reference  # the same refusal, worded the same
-    elif read.entries is not None:
-        assert repr(read.entries) == repr(entries_of(reference)) and read.rows is None
-        assert repr([read.row(line) for line in range(1, len(reference) + 1)]) == repr(reference)
-    else:  # a request row, a row lacking a citation's fields, or a doubt the line-by-line read settled
-        assert repr(read.rows) == repr(reference)
+        return fast
+    assert repr(read.rows()) == repr(reference)
+    for item, row in zip(read.items, reference, strict=True):
+        if type(item) is tuple:  # taken apart on its bytes: the same values as the row parsed
+            fields = (row["citation_id"], row["doc_id"], row["sources"], row["spans"], row["verdict"])
+            assert repr(canonical_fields(item)) == repr(fields)
     return fast
 
 
@@ -81,8 +90,48 @@ def ledger_rows(draw) -> dict:
     return row
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(ledger_rows(), min_size=1, max_size=5))
+def canonical_row(citation_id: str, doc_id: str, **fields) -> dict:
+    """A citation row with every field ``audit --ledger`` writes (before sealing)."""
+    return {
+        "kind": "citation",
+        "citation_id": citation_id,
+        "doc_id": doc_id,
+        "corpus_sha256": "c" * 64,
+        "sources": {doc_id: "5" * 64},
+        "quote": "the cited words",
+        "verdict": "found",
+        "reason": "verbatim_match",
+        "spans": [{"start": 0, "end": 15}],
+        "fingerprint": {"tokens": ["the", "cited", "words"], "before": [], "after": ["and"]},
+    } | fields
+
+
+SPAN = st.fixed_dictionaries({"start": NUMBER, "end": NUMBER})
+
+
+@st.composite
+def canonical_rows(draw) -> dict:
+    """Citation rows of ``audit --ledger``'s shape whose values may hold escapes, surrogates and odd numbers."""
+    doc_id = draw(TEXT)
+    tokens = st.lists(TEXT, max_size=4)
+    return canonical_row(
+        draw(TEXT),
+        doc_id,
+        quote=draw(TEXT),
+        verdict=draw(st.sampled_from(["found", "not_found", "misattributed"]) | TEXT),
+        reason=draw(TEXT),
+        spans=draw(st.lists(SPAN, max_size=3)),
+        sources={draw(st.sampled_from([doc_id, "other"])): draw(st.sampled_from(["5" * 64, "A" * 64]))},
+        fingerprint={"tokens": draw(tokens), "before": draw(tokens), "after": draw(tokens)},
+    )
+
+
+#: Files of random rows, or of citation rows of ``audit --ledger``'s shape (taken apart on their bytes if they can be).
+FILES = st.lists(ledger_rows(), min_size=1, max_size=5) | st.lists(canonical_rows(), min_size=1, max_size=5)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=FILES)
 def test_random_sealed_rows_read_the_same(tmp_path, rows):
     path = tmp_path / "l.jsonl"
     path.unlink(missing_ok=True)
@@ -124,9 +173,9 @@ def damaged(data: bytes, kind: str, at: int, byte: int) -> bytes:
 KINDS = ["truncate", "flip", "drop", "reencode", "reseal", "crlf", "insert", "repeat"]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    rows=st.lists(ledger_rows(), min_size=1, max_size=4),
+    rows=FILES,
     kind=st.sampled_from(KINDS),
     at=st.integers(0, 10**6),
     byte=st.integers(0, 255),
@@ -215,13 +264,47 @@ def test_the_lines_with_long_digit_runs_are_those_the_row_guard_names(parts):
     assert lines_with_long_digit_runs(data) == expected
 
 
-def test_a_ledger_of_citations_is_kept_as_entries_and_a_mixed_one_as_rows(tmp_path):
+def test_a_ledger_of_canonical_citations_is_kept_as_bytes_and_other_rows_parsed(tmp_path):
     path = tmp_path / "l.jsonl"
-    citation = ROW | {"doc_id": "a", "citation_id": "c", "verdict": "found"}
-    append_ledger(path, [citation, citation])
-    read = read_ledger_entries(path)
-    assert read.rows is None and [entry[:2] for entry in read.entries] == [(1, "a"), (2, "a")]
-    assert read.row(2) == read_ledger_reference(path)[1]
+    citation = canonical_row("c", "a")
+    append_ledger(path, [citation, citation | {"quote": 'a "quoted" word'}])
+    read = read_ledger_lines(path)
+    assert type(read.items[0]) is tuple and canonical_fields(read.items[0])[:2] == ("c", "a")
+    assert type(read.items[1]) is dict  # an escape in the quote: parsed as read_ledger parses it
+    assert read.row(1) == read_ledger_reference(path)[0]
     append_ledger(path, [{"kind": "request", "corpus_sha256": "m", "sources": {}, "case_id": "k"}])
-    read = read_ledger_entries(path)
-    assert read.entries is None and [r["kind"] for r in read.rows] == ["citation", "citation", "request"]
+    assert [r["kind"] for r in read_ledger_lines(path).rows()] == ["citation", "citation", "request"]
+
+
+def resealed(line: bytes) -> bytes:
+    """``line`` with its ``row_sha256`` recomputed over its bytes as they are (a forger's seal)."""
+    import hashlib
+    import re
+
+    digest = re.search(rb'"row_sha256":"([0-9a-f]{64})",', line)
+    body = line[: digest.start()] + line[digest.end() :]
+    return line.replace(digest[1], hashlib.sha256(body).hexdigest().encode())
+
+
+@pytest.mark.parametrize(
+    ("written_as", "now"),
+    [(b"caf\xc3\xa9", b"caf\xe9"), (b"caf\xc3\xa9", b"caf\xed\xa0\x80"), (b"the cited", b"the\x01cited")],
+)
+def test_a_canonical_line_resealed_over_bytes_that_are_no_json_text_is_refused_the_same(tmp_path, written_as, now):
+    # Not UTF-8, a surrogate spelled in UTF-8, a raw control character: the line still matches nothing but JSON.
+    path = tmp_path / "l.jsonl"
+    append_ledger(path, [canonical_row("c", "a", quote="café, the cited words")])
+    path.write_bytes(resealed(path.read_bytes().rstrip(b"\n").replace(written_as, now)) + b"\n")
+    assert same_outcome(path)[0] == "ledger_invalid"
+
+
+def test_a_canonical_line_after_a_carriage_return_is_read_as_splitlines_splits_the_file(tmp_path):
+    # The scan for canonical lines goes by newlines; a match that starts after a lone "\r" is inside a line of
+    # the scan but a line of its own for splitlines (which the reference read uses): both lines are parsed.
+    path = tmp_path / "l.jsonl"
+    append_ledger(path, [canonical_row("c", "a", quote='a "quoted" word'), canonical_row("d", "a")])
+    first, second = path.read_bytes().splitlines()  # the first is sealed as written, not canonical (an escape)
+    path.write_bytes(first + b"\r" + second + b"\n" + second + b"\n")
+    rows = same_outcome(path)
+    assert [r["citation_id"] for r in rows] == ["c", "d", "d"]
+    assert [type(item) for item in read_ledger_lines(path).items] == [dict, dict, tuple]

@@ -2,7 +2,8 @@
 
 Why: a citation audited last week may not hold after the docs changed; re-auditing every
 citation is slow on a big ledger. Only documents whose hash changed are indexed and only the
-citations of those documents are re-audited, with the audit's own matcher and diagnosis.
+citations of those documents that held are re-audited, with the audit's own matcher and diagnosis; a
+citation the ledger recorded as not holding is ``not_held`` (``audit.recheck_statuses``), never re-audited.
 
 What it refuses to do: guess. A ledger whose documents are all absent from today's corpus is
 from another corpus (``ledger_other_corpus``); a ledger document that is gone while its exact text
@@ -11,7 +12,7 @@ is there under another id was renamed by a re-pin (``ledger_renamed_source``): b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from claimgate.audit.diagnosis.diagnose import citation_diagnosis
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
@@ -19,16 +20,18 @@ from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.ledger import document_hashes, fingerprint
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.audit.matching.settings import MatchSettings
-from claimgate.io.ledger_file import check_same_corpus, citation_entry, ledger_sources
+from claimgate.audit.recheck_statuses import DOCUMENT_REMOVED, HELD_VERDICT
+from claimgate.audit.text.normalize import normalize_text
+from claimgate.io.ledger_file import check_same_corpus, ledger_sources
 from claimgate.io.visible_text import VisibleText
 
-#: A recheck row's ``status``, in the order the rules page states them.
-RECHECK_STATUSES = ("unchanged", "intact", "invalid", "decision_changed")
-#: The diagnosis kind of a citation whose document is gone from today's corpus.
-DOCUMENT_REMOVED = "document_removed"
 
+def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, source_map, tokens: dict) -> dict:
+    """A citation row that held, its document changed: audited again (``intact`` or ``invalid``).
 
-def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, source_map=None) -> dict:
+    ``tokens`` caches ``normalize_text`` of each changed document's text (``{doc_id: NormalizedText}``),
+    so a document cited by many rows is normalized once for their fingerprints.
+    """
     doc_id, quote = row["doc_id"], row["quote"]
     match = audit_quote(
         quote,
@@ -46,8 +49,10 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, s
         spans = [dict(zip(("start", "end"), source_map.raw_span(s["start"], s["end"]))) for s in spans]
     out = _row(row, line, "intact" if match["verdict"] == "found" else "invalid", match["verdict"])
     if match["verdict"] == "found":
-        doc = index.docs[index.doc_number(doc_id)]
-        new_print = fingerprint(doc.original, spans, source_map=source_map)  # the visible text's tokens
+        text = index.docs[index.doc_number(doc_id)].original
+        if spans and doc_id not in tokens:
+            tokens[doc_id] = normalize_text(text)
+        new_print = fingerprint(text, spans, tokens.get(doc_id), source_map)  # the visible text's tokens
         out.update(spans=spans, moved=spans != row["spans"], context_changed=new_print != row.get("fingerprint"))
     else:
         diagnosis = citation_diagnosis(quote, doc_id, match, passages, window_chars=settings.window_chars)
@@ -55,7 +60,7 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, s
     return out
 
 
-def _row(row: dict, line: int, status: str, verdict: str | None) -> dict:
+def _row(row: dict, line: int, status: str, verdict: object) -> dict:
     return {
         "ledger_line": line,
         "citation_id": row["citation_id"],
@@ -64,6 +69,53 @@ def _row(row: dict, line: int, status: str, verdict: str | None) -> dict:
         "old_verdict": row["verdict"],
         "verdict": verdict,
     }
+
+
+def changed_documents(rows, hashes: Mapping[str, str]) -> set:
+    """The documents to index and audit again: cited by a citation row that held (``HELD_VERDICT``) and
+    recorded another hash than today's (``hashes``, ``{doc_id: sha256}``); ``rows`` are ledger rows (dicts)."""
+    return {
+        row["doc_id"]
+        for row in rows
+        if row["kind"] == "citation"
+        and row["verdict"] == HELD_VERDICT
+        and row["doc_id"] in hashes
+        and hashes[row["doc_id"]] != row["sources"].get(row["doc_id"])
+    }
+
+
+class Rechecker:
+    """What rechecking one citation row needs: today's hashes, the changed documents and their index.
+
+    ``documents`` (``{doc_id: text}``) and ``source_maps`` as for ``recheck_citations``; ``changed`` is
+    ``changed_documents``'s set; only those documents are indexed (``build_corpus_index``).
+    """
+
+    def __init__(self, documents, hashes, changed: set, settings: MatchSettings | None, source_maps) -> None:
+        self.hashes, self.changed, self.maps = hashes, changed, source_maps or {}
+        self.settings = settings or MatchSettings()
+        self.index = build_corpus_index({d: documents[d] for d in documents if d in changed})
+        self.passages = PassageIndex(self.index)
+        self.tokens: dict = {}
+
+    def row(self, row: dict, line: int) -> dict:
+        """The recheck row of one citation ledger row (``line`` 1-based): the rule of docs/recheck-rules.md,
+        "Statuses", one case per branch."""
+        doc_id = row["doc_id"]
+        if row["verdict"] != HELD_VERDICT:  # it never held: nothing it cited can change that
+            return _row(row, line, "not_held", row["verdict"]) | {"spans": _spans(row)}
+        if doc_id not in self.hashes and row["sources"].get(doc_id) is None:  # cited an unknown document, still does
+            return _row(row, line, "unchanged", row["verdict"]) | {"spans": []}
+        if doc_id not in self.hashes:
+            return _row(row, line, "invalid", None) | {"spans": [], "diagnosis": {"kind": DOCUMENT_REMOVED}}
+        if doc_id not in self.changed:
+            return _row(row, line, "unchanged", row["verdict"]) | {"spans": _spans(row)}
+        index, passages, settings = self.index, self.passages, self.settings
+        return _rechecked(row, line, index, passages, settings, self.maps.get(doc_id), self.tokens)
+
+
+def _spans(row: dict) -> list:
+    return [{"start": s["start"], "end": s["end"]} for s in row["spans"]]
 
 
 def recheck_citations(
@@ -76,112 +128,20 @@ def recheck_citations(
 
     ``documents`` is today's ``{doc_id: text}``; ``source_maps`` (``{doc_id: io.visible_text.VisibleText}``
     of a folder's rendered pages) puts a rendered page's spans into its file as written, as the audit does.
-    Each row: ``ledger_line`` (1-based), ``citation_id``,
-    ``doc_id``, ``status`` (``unchanged``: same text hash; ``intact``: changed, quote still
-    ``found`` in the cited document, with ``spans`` (characters of the new text), ``moved`` and
-    ``context_changed``; ``invalid``: changed and no longer ``found``, with ``audit_reason`` and the
-    ``diagnosis`` of the nearest passage, or the document is gone: ``diagnosis`` ``{"kind":
-    "document_removed"}``), ``old_verdict`` and ``verdict`` (today's; ``None`` when not re-audited
-    or removed). Only the changed documents are indexed. Raises ``IngestionError``
-    (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md.
+    Each row: ``ledger_line`` (1-based), ``citation_id``, ``doc_id``, ``status`` (``RECHECK_STATUSES``:
+    ``not_held``: the ledger recorded a verdict other than ``found``, given as both ``old_verdict`` and
+    ``verdict``, with its recorded ``spans``, whatever became of its document; ``unchanged``: same text
+    hash; ``intact``: changed, quote still ``found`` in the cited document, with ``spans`` (characters of
+    the new text), ``moved`` and ``context_changed``; ``invalid``: changed and no longer ``found``, with
+    ``audit_reason`` and the ``diagnosis`` of the nearest passage, or the document is gone: ``diagnosis``
+    ``{"kind": "document_removed"}``), ``old_verdict`` and ``verdict`` (today's; ``None`` when removed).
+    Only the changed documents of rows that held are indexed. Raises ``IngestionError``
+    (``ledger_other_corpus``, ``ledger_renamed_source``); see docs/recheck-rules.md, "Statuses".
 
-    Grouped by document (``recheck_entries``): a row whose document is unchanged is built in one pass with
-    no call per row; only rows of changed or missing documents are looked at one by one. The rows are
-    those of ``recheck_citations_reference`` (tested byte for byte).
+    One row at a time: the executable statement of the rows, which the command's bulk path
+    (``audit.recheck_lines.recheck_lines``) writes byte for byte (tested).
     """
-    try:
-        entries = [citation_entry(line, row) for line, row in enumerate(ledger, 1) if row["kind"] == "citation"]
-    except LookupError:  # a row no entry can hold (a doc_id that is no string, a field missing): one by one
-        return recheck_citations_reference(ledger, documents, settings, source_maps)
-    return recheck_entries(entries, lambda line: ledger[line - 1], documents, settings, source_maps)
-
-
-def recheck_entries(
-    entries: list[tuple],
-    row_at: Callable[[int], dict],
-    documents: Mapping[str, str],
-    settings: MatchSettings | None = None,
-    source_maps: Mapping[str, object] | None = None,
-) -> list:
-    """``recheck_citations`` over ``io.ledger_file.citation_entry`` tuples, in ledger order: the same rows.
-
-    ``row_at(ledger line)`` gives the whole ledger row of a citation whose document changed or is
-    missing (the only rows looked at one by one); ``io.ledger_file.LedgerRead.row`` reads it again
-    from its line. Raises ``IngestionError`` (``ledger_other_corpus``, ``ledger_renamed_source``).
-    """
-    settings = settings or MatchSettings()
-    hashes = document_hashes(documents, source_maps)
-    relied_on: dict[str, str | None] = {}  # io.ledger_file.ledger_sources(ledger, "citation")
-    changed = set()  # documents some row recorded another hash for (string ids and hashes: no lookup can fail)
-    for _, doc_id, sources, recorded, *_ in entries:  # one pass: an entry read again later costs cache misses
-        for source_id, sha in sources.items():
-            relied_on.setdefault(source_id, sha)
-        if doc_id in hashes and hashes[doc_id] != recorded:
-            changed.add(doc_id)
-    check_same_corpus(relied_on, hashes)
-    same = hashes.keys() - changed  # today's documents every row of which recorded today's hash
-    index = build_corpus_index({d: documents[d] for d in documents if d in changed})
-    passages = PassageIndex(index)
-    maps = source_maps or {}
-
-    def looked_at(line: int, doc_id: str) -> dict:  # a changed, removed or unknown document
-        row = row_at(line)
-        if doc_id in changed:
-            return _rechecked(row, line, index, passages, settings, maps.get(doc_id))
-        if row["sources"].get(doc_id) is None:  # cited an unknown document, still does
-            return _row(row, line, "unchanged", row["verdict"]) | {"spans": []}
-        return _row(row, line, "invalid", None) | {"spans": [], "diagnosis": {"kind": DOCUMENT_REMOVED}}
-
-    return [
-        {
-            "ledger_line": line,
-            "citation_id": citation_id,
-            "doc_id": doc_id,
-            "status": "unchanged",
-            "old_verdict": verdict,
-            "verdict": verdict,
-            "spans": [{"start": s["start"], "end": s["end"]} for s in spans],
-        }
-        if doc_id in same
-        else looked_at(line, doc_id)
-        for line, doc_id, _, _, citation_id, verdict, spans in entries
-    ]
-
-
-def recheck_citations_reference(
-    ledger: list[dict],
-    documents: Mapping[str, str],
-    settings: MatchSettings | None = None,
-    source_maps: Mapping[str, object] | None = None,
-) -> list:
-    """``recheck_citations`` one row at a time: the executable statement of its rows (tests compare the two).
-
-    The rows, their fields and the refusals are those ``recheck_citations`` documents (docs/recheck-rules.md).
-    """
-    settings = settings or MatchSettings()
     hashes = document_hashes(documents, source_maps)
     check_same_corpus(ledger_sources(ledger, "citation"), hashes)
-    changed = {
-        row["doc_id"]
-        for row in ledger
-        if row["kind"] == "citation"
-        and row["doc_id"] in hashes
-        and hashes[row["doc_id"]] != row["sources"].get(row["doc_id"])
-    }
-    index = build_corpus_index({d: documents[d] for d in documents if d in changed})
-    passages = PassageIndex(index)
-    out = []
-    for line, row in enumerate(ledger, 1):
-        if row["kind"] != "citation":
-            continue
-        doc_id = row["doc_id"]
-        if doc_id not in hashes and row["sources"].get(doc_id) is None:  # cited an unknown document, still does
-            out.append(_row(row, line, "unchanged", row["verdict"]) | {"spans": []})
-        elif doc_id not in hashes:
-            out.append(_row(row, line, "invalid", None) | {"spans": [], "diagnosis": {"kind": DOCUMENT_REMOVED}})
-        elif doc_id not in changed:
-            spans = [{"start": s["start"], "end": s["end"]} for s in row["spans"]]
-            out.append(_row(row, line, "unchanged", row["verdict"]) | {"spans": spans})
-        else:
-            out.append(_rechecked(row, line, index, passages, settings, (source_maps or {}).get(doc_id)))
-    return out
+    rechecker = Rechecker(documents, hashes, changed_documents(ledger, hashes), settings, source_maps)
+    return [rechecker.row(row, line) for line, row in enumerate(ledger, 1) if row["kind"] == "citation"]

@@ -7,16 +7,18 @@ Rules: docs/recheck-rules.md. Writes one row per ledger row (``.jsonl`` or ``.js
 from __future__ import annotations
 
 import argparse
+import json
 from collections import Counter
 from pathlib import Path
 
+from claimgate.audit.recheck_statuses import row_reason
 from claimgate.cli.audit import add_document_options, document_inputs, documents_of, resolve_documents
 from claimgate.cli.ci import add_ci_options, check_ci_outputs, exit_status, fail_on_set, summary, write_summary
 from claimgate.cli.command_list import HELP
 from claimgate.cli.options import Command, add_schema
 from claimgate.errors import UsageError
 from claimgate.io.atomic import check_outputs
-from claimgate.io.writers import write_json, write_jsonl, write_text_file
+from claimgate.io.writers import write_json, write_jsonl, write_lines, write_text_file
 
 RECHECK_OUTPUTS = (".jsonl", ".json")
 FAIL_ON_CHOICES = ("invalid", "decision_changed", "intact")
@@ -73,12 +75,6 @@ def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]
     ]
 
 
-def row_reason(row: dict) -> str:
-    """What the summary counts a row's reason as: its diagnosis kind, else its audit reason, else its status."""
-    diagnosis = row.get("diagnosis")
-    return diagnosis["kind"] if diagnosis else row.get("audit_reason") or row.get("new_reason") or row["status"]
-
-
 def recheck_page(rows: list[dict], title: str) -> str:
     """The review page: one card per row (status, citation, document, diagnosis), escaped, filterable."""
     from claimgate.report.page import attribute, badge, escaped, filter_bar, page
@@ -106,8 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_recheck_command(args: argparse.Namespace) -> int:
     """``claimgate recheck``: recheck every ledger row and write the rows."""
-    from claimgate.audit.recheck import recheck_citations, recheck_entries
-    from claimgate.io.ledger_file import read_ledger_entries
+    from claimgate.audit.recheck import recheck_citations
+    from claimgate.io.ledger_file import read_ledger_lines
 
     output = Path(args.output)
     if output.suffix.lower() not in RECHECK_OUTPUTS:
@@ -118,30 +114,43 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
     from claimgate.runtime.collector import gc_paused
 
-    with gc_paused():  # 100,000s of small long-lived dicts: no collector pass over them (as the batch runs do)
-        read = read_ledger_entries(args.ledger)  # citation rows only: kept as entries (io.ledger_file.LedgerRead)
-        ledger = read.rows or []
-        kinds = {r["kind"] for r in ledger}
-        rows = []
-        if read.entries is not None or "citation" in kinds:
-            documents, maps = current_documents(args)
-            if read.entries is not None:
-                rows = recheck_entries(read.entries, read.row, documents, source_maps=maps)
-            else:
-                rows = recheck_citations(ledger, documents, source_maps=maps)
-        if "request" in kinds:
+    with gc_paused():  # 100,000s of small long-lived objects: no collector pass over them (as the batch runs do)
+        read = read_ledger_lines(args.ledger)  # canonical citation lines kept as bytes (io.ledger_file.LedgerLines)
+        kinds = {"citation" if type(item) is tuple else item["kind"] for item in read.items}
+        if "request" not in kinds:  # citations only: rows of untouched documents written from their bytes
+            lines, statuses, reasons = _recheck_lines(read, args)
+            rows = None
+        else:
+            ledger = read.rows()
+            rows = recheck_citations(ledger, *current_documents(args)) if "citation" in kinds else []
             rows = sorted([*rows, *recheck_requests(ledger, args)], key=lambda r: r["ledger_line"])
-        (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)
-    statuses = [r["status"] for r in rows]
+            lines, statuses, reasons = None, [r["status"] for r in rows], [row_reason(r) for r in rows]
+        if lines is not None and output.suffix.lower() == ".jsonl":
+            write_lines(output, lines)
+        else:
+            rows = rows if rows is not None else [json.loads(line) for line in lines]
+            (write_jsonl if output.suffix.lower() == ".jsonl" else write_json)(output, rows)
     if args.summary:
-        write_summary(args.summary, summary(statuses, [row_reason(r) for r in rows]))
+        write_summary(args.summary, summary(statuses, reasons))
     if args.report:
+        rows = rows if rows is not None else [json.loads(line) for line in lines]
         write_text_file(args.report, recheck_page(rows, f"Recheck of {args.ledger}"))
     if not args.quiet:
         counts = Counter(statuses)
         print(", ".join(f"{n} {s}" for s, n in counts.items()) or "no ledger row")
         print(f"wrote {output}")
     return exit_status(statuses, fail_on)
+
+
+def _recheck_lines(read, args: argparse.Namespace) -> tuple:
+    """``audit.recheck_lines.recheck_lines`` against today's documents; pandas held back where nothing
+    imported it (a corpus file: no frame is built, so only pyarrow's array constructors would import it)."""
+    from claimgate.audit.recheck_lines import recheck_lines
+    from claimgate.runtime.imports import pandas_held_back
+
+    documents, maps = current_documents(args)
+    with pandas_held_back():
+        return recheck_lines(read, documents, source_maps=maps)
 
 
 COMMAND = Command("recheck", HELP["recheck"], add_arguments, run_recheck_command)

@@ -16,6 +16,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -194,13 +195,12 @@ def _sealed_row(line: bytes, row: object) -> bool:
     return hashlib.sha256(line[:at] + line[end + 2 :]).hexdigest() == digest
 
 
-def _rows_in_bulk(lines: list[bytes], long_runs: set[int], keep=None) -> list | None:
+def _rows_in_bulk(lines: list[bytes], long_runs: set[int]) -> list | None:
     """The rows of ``lines`` when every line is a ledger row sealed as written; ``None`` at any doubt.
 
     One pass: each line is parsed, its shape checked and its seal hashed while the row is fresh (a row
     read back later costs cache misses). ``long_runs``: the lines holding 19+ digits in a row (0-based),
-    read again by the standard parser as ``_loads`` does. ``keep(line number, row)`` gives what is kept
-    of each row (the row by default), raising ``LookupError`` or ``TypeError`` for a row it cannot take.
+    read again by the standard parser as ``_loads`` does.
     A line that fails a check, or whose seal holds only after re-encoding, gives ``None``: the caller
     reads the file line by line (``_rows_reference``), which decides and words the refusal.
     """
@@ -208,16 +208,16 @@ def _rows_in_bulk(lines: list[bytes], long_runs: set[int], keep=None) -> list | 
     kept: list = []
     append = kept.append
     try:
-        for number, line in enumerate(lines, 1):
+        for line in lines:
             row = loads(line)
             if not sealed_row(line, row):
                 return None
-            append(row if keep is None else keep(number, row))
+            append(row)
         for index in long_runs:  # 19+ digits: as json.loads reads them
             row = _loads(lines[index])
             if not sealed_row(lines[index], row):
                 return None
-            kept[index] = row if keep is None else keep(index + 1, row)
+            kept[index] = row
     except (UnicodeDecodeError, ValueError, LookupError, TypeError):  # orjson.JSONDecodeError is a ValueError
         return None
     return kept or None
@@ -241,53 +241,127 @@ def read_ledger(path: str | Path) -> list[dict]:
     return rows if rows is not None else _rows_reference(path, data)
 
 
-def citation_entry(line: int, row: dict) -> tuple:
-    """``(ledger line, doc_id, sources, recorded sha256, citation_id, verdict, spans)`` of a citation row.
+# ----------------------------------------------------------------------------- a recheck's read
+# Canonical citation lines taken apart on their bytes (docs/recheck-rules.md, "Reading a big ledger"): a recheck
+# of rows whose documents did not change needs of each only its document, recorded hash, citation id, verdict and
+# spans, and its seal checked; parsing the rest (the fingerprint's tokens, the quote) is most of a read's cost.
+# A line is taken apart only when the whole of it matches CITATION_LINE (every field of the schema in sorted order,
+# strings without escapes, spans of plain integers: so it is JSON and a ledger row with those values), its
+# non-ASCII bytes are UTF-8 and its seal holds as written; any other line is parsed as read_ledger parses it, and a
+# line in doubt sends the whole file through the reference read, which gives the refusal.
 
-    What a recheck of an unchanged document needs (``audit.recheck.recheck_entries``); ``recorded`` is
-    ``sources.get(doc_id)``. Raises ``LookupError`` for a row of another kind, one lacking a field, or one
-    whose ``doc_id`` is no string or whose recorded hash is neither a string nor ``None`` (such rows are
-    rechecked one by one, ``audit.recheck.recheck_citations_reference``).
+#: A JSON string without escapes or control characters: its bytes are its UTF-8 text between quotes,
+#: as every JSON encoder writes it (so ``orjson.dumps`` of the decoded text gives the same bytes).
+_STRING = rb'"[^"\\\x00-\x1f]*+"'
+_STRINGS = rb"\[(?:" + _STRING + rb"(?:," + _STRING + rb")*+)?\]"
+_HEX = rb"[0-9a-f]{64}"
+_NUMBER = rb"(?:0|[1-9][0-9]*+)"
+_SPAN = rb'\{"end":' + _NUMBER + rb',"start":' + _NUMBER + rb"\}"
+#: A canonical citation row as ``append_ledger`` writes it (keys sorted, compact), its fields captured as
+#: bytes: 1 the body before the seal, 2 ``citation_id``, 3 ``doc_id`` (JSON strings), 4 the seal (hex),
+#: 5 the body after it, 6 the one ``sources`` key (a JSON string), 7 its hash (hex), 8 ``spans`` (a JSON
+#: list of ``{"end", "start"}``), 9 ``verdict`` (a JSON string); a newline follows it.
+CITATION_LINE = re.compile(
+    rb'(\{"citation_id":(' + _STRING + rb'),"corpus_sha256":"' + _HEX + rb'","doc_id":(' + _STRING + rb"),"
+    rb'"fingerprint":\{"after":' + _STRINGS + rb',"before":' + _STRINGS + rb',"tokens":' + _STRINGS + rb"\},"
+    rb'"kind":"citation","quote":' + _STRING + rb',"reason":' + _STRING + rb',)"row_sha256":"(' + _HEX + rb')",'
+    rb'("schema":"' + re.escape(LEDGER_SCHEMA.encode()) + rb'","sources":\{(' + _STRING + rb'):"(' + _HEX + rb')"\},'
+    rb'"spans":(\[(?:' + _SPAN + rb"(?:," + _SPAN + rb")*+)?\]),"
+    rb'"verdict":(' + _STRING + rb")\})(?=\n)"
+)
+#: Fields of a canonical line's item (``LedgerLines.items``): the captured bytes, then where the line is in the file.
+CITATION_ID, DOC_ID, SOURCE, RECORDED, SPANS, VERDICT, LINE_START, LINE_END = range(8)
+
+
+class LedgerLines(NamedTuple):
+    """A ledger as a recheck reads it: its bytes (``data``) and one item per line, in file order.
+
+    Each item is either the tuple of a canonical citation line whose seal holds (its ``citation_id``, ``doc_id``,
+    ``sources`` key, recorded hash, ``spans`` and ``verdict`` as the bytes written, then the line's start and end
+    offsets in ``data``; the indices are ``CITATION_ID`` … ``LINE_END``), or the row (``dict``, as ``read_ledger``
+    reads it) of any other line.
     """
-    doc_id, sources = row["doc_id"], row["sources"]
-    recorded = sources.get(doc_id) if type(doc_id) is str else None
-    if row["kind"] != "citation" or type(doc_id) is not str or not (recorded is None or type(recorded) is str):
-        raise LookupError(row["kind"])
-    return line, doc_id, sources, recorded, row["citation_id"], row["verdict"], row["spans"]
 
-
-class LedgerRead(NamedTuple):
-    """A ledger read for a recheck: its ``lines`` as written and either ``entries`` or ``rows``.
-
-    ``entries`` (``citation_entry`` of each row, in file order) when every row is a citation row read in
-    bulk, so the rows themselves are not kept (``row(line)`` reads one again); else ``rows``
-    (``read_ledger``'s) and ``entries`` is ``None``.
-    """
-
-    lines: list[bytes]
-    entries: list[tuple] | None
-    rows: list[dict] | None
+    data: bytes
+    items: list
 
     def row(self, line: int) -> dict:
-        """The full row at ``line`` (1-based), read as ``read_ledger`` reads it."""
-        return self.rows[line - 1] if self.rows is not None else _loads(self.lines[line - 1])
+        """The full row at ``line`` (1-based), as ``read_ledger`` reads it."""
+        item = self.items[line - 1]
+        return item if type(item) is dict else _loads(self.data[item[LINE_START] : item[LINE_END]])
+
+    def rows(self) -> list[dict]:
+        """Every row, as ``read_ledger`` gives them."""
+        return [self.row(line) for line in range(1, len(self.items) + 1)]
 
 
-def read_ledger_entries(path: str | Path) -> LedgerRead:
-    """The ledger at ``path`` as a recheck reads it: the same checks and refusals as ``read_ledger``.
+def _parsed(lines: list[bytes], items: list) -> bool:
+    """Append the rows of ``lines`` (lines no canonical item holds) to ``items``; ``False`` at a line in doubt."""
+    for line in lines:
+        try:
+            row = _loads(line)
+        except (UnicodeDecodeError, ValueError):  # orjson.JSONDecodeError is a ValueError
+            return False
+        if not _sealed_row(line, row):
+            return False
+        items.append(row)
+    return True
 
-    A ledger of citation rows only, as claimgate writes it, keeps each row's ``citation_entry`` and lets
-    the rest of the row go as soon as it is checked (the fingerprint's tokens, the quote: most of the
-    memory and of the cache misses); any other ledger gives ``read_ledger``'s rows.
+
+def _canonical(data: bytes) -> list | None:
+    """The items of ``data``'s lines (see ``LedgerLines``), or ``None`` when a line is in doubt (not JSON, not a
+    ledger row, a seal that does not hold as written): the reference read then decides.
+
+    One scan of the file for canonical lines (``CITATION_LINE.finditer``); the lines between two of them, and a
+    line a match starts inside (after a carriage return, say), are split as ``bytes.splitlines`` splits them and
+    parsed. Only the captured fields are kept, so the file's lines are never copied whole.
+    """
+    sha256, ascii_only = hashlib.sha256, data.isascii()
+    items: list = []
+    append = items.append
+    at = 0  # where the next line starts
+    for found in CITATION_LINE.finditer(data):
+        start, end = found.span()
+        if start != at:  # lines no match holds, or a match that starts inside a line: parsed
+            begins_line = data[start - 1] == 10  # "\n"
+            if not _parsed(data[at : start if begins_line else end].splitlines(), items):
+                return None
+            at = end + 1
+            if not begins_line:
+                continue
+        at = end + 1
+        pre, citation_id, doc_id, seal, post, source, recorded, spans, verdict = found.groups()
+        body = sha256(pre)
+        body.update(post)
+        if body.hexdigest().encode() == seal and (ascii_only or _is_utf8(data[start:end])):
+            append((citation_id, doc_id, source, recorded, spans, verdict, start, end))
+        elif not _parsed([data[start:end]], items):
+            return None
+    if not _parsed(data[at:].splitlines(), items):
+        return None
+    return items or None
+
+
+def _is_utf8(line: bytes) -> bool:
+    if line.isascii():
+        return True
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def read_ledger_lines(path: str | Path) -> LedgerLines:
+    """The ledger at ``path`` for a recheck: the same checks and refusals as ``io.ledger_file.read_ledger``.
+
+    Raises ``IngestionError`` (``ledger_invalid``, ``ledger_truncated``, ``ledger_row_edited``: rules in
+    docs/recheck-rules.md, "Refusals"; this read: "Reading a big ledger"). A canonical citation line is kept as
+    its captured fields (no parse); ``LedgerLines.row`` parses one when its document changed.
     """
     data = _ledger_bytes(path)
-    lines = data.splitlines()
-    long_runs = lines_with_long_digit_runs(data)
-    entries = _rows_in_bulk(lines, long_runs, citation_entry)
-    if entries is not None:
-        return LedgerRead(lines, entries, None)
-    rows = _rows_in_bulk(lines, long_runs)
-    return LedgerRead(lines, None, rows if rows is not None else _rows_reference(path, data))
+    items = _canonical(data)
+    return LedgerLines(data, items if items is not None else _rows_reference(path, data))
 
 
 def ledger_sources(ledger: list[dict], kind: str) -> dict[str, str | None]:

@@ -75,6 +75,11 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
     write_atomic(path, write)
 
 
+def write_lines(path: str | Path, lines: list[bytes]) -> None:
+    """Atomically write ``lines`` (each one JSONL row's bytes, as ``jsonl_line`` gives them), one per line."""
+    write_atomic(path, lambda handle: handle.write(b"".join(line + b"\n" for line in lines)))
+
+
 def write_csv(path: str | Path, frame: pd.DataFrame) -> None:
     """Atomically write a frame as UTF-8 CSV with a header and ``\\n`` line ends, no index."""
     text = frame.to_csv(index=False, lineterminator="\n")

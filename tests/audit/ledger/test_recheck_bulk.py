@@ -1,16 +1,18 @@
-"""``recheck_citations`` (grouped by document, unchanged rows in one pass) writes the bytes of its reference.
+"""``recheck_lines`` (the command's path: rows of untouched documents written from their bytes) writes the bytes
+of ``recheck_citations``, the statement (one ledger row at a time).
 
-``recheck_citations_reference`` is today's loop, one ledger row at a time; the two are compared as the
-command writes them (``io.writers.jsonl_line``), on ledgers written across revisions, with removed,
-unknown, edited, moved and untouched documents and rows of prepared requests among them.
+The two are compared as the command writes them (``io.writers.jsonl_line``), on ledgers written across
+revisions, with removed, unknown, edited, moved and untouched documents, citations that never held, and rows
+of prepared requests among them.
 """
 
 from __future__ import annotations
 
 from claimgate.api import Audit
-from claimgate.audit.recheck import recheck_citations, recheck_citations_reference, recheck_entries
+from claimgate.audit.recheck import recheck_citations
+from claimgate.audit.recheck_lines import recheck_lines
 from claimgate.errors import IngestionError
-from claimgate.io.ledger_file import append_ledger, read_ledger, read_ledger_entries
+from claimgate.io.ledger_file import append_ledger, read_ledger, read_ledger_lines
 from claimgate.io.writers import jsonl_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,15 +39,16 @@ def outcome(recheck, ledger: list[dict], documents: dict) -> object:
         return exc.one_line()
 
 
-def both(ledger: list[dict], documents: dict, path=None) -> object:
-    """The rows (or refusal) of the bulk recheck, checked against the reference; with ``path``, also those of
-    the command's own path (``read_ledger_entries`` then ``recheck_entries``) when the ledger has only citations."""
-    fast = outcome(recheck_citations, ledger, documents)
-    assert fast == outcome(recheck_citations_reference, ledger, documents)
-    read = read_ledger_entries(path) if path is not None else None
-    if read is not None and read.entries is not None:
-        assert outcome(lambda _, docs: recheck_entries(read.entries, read.row, docs), ledger, documents) == fast
-    return fast
+def both(ledger: list[dict], documents: dict, path) -> object:
+    """The rows (or refusal) of the statement, checked against the command's path (``read_ledger_lines`` then
+    ``recheck_lines``) on the ledger file at ``path``."""
+    expected = outcome(recheck_citations, ledger, documents)
+    try:
+        fast = recheck_lines(read_ledger_lines(path), documents).lines
+    except IngestionError as exc:
+        fast = exc.one_line()
+    assert fast == expected
+    return expected
 
 
 @st.composite
@@ -116,8 +119,8 @@ def test_unchanged_rows_copy_their_spans_and_verdicts(tmp_path):
     rows = recheck_citations(read_ledger(path), docs)
     assert [(r["status"], r["verdict"]) for r in rows] == [
         ("unchanged", "found"),
-        ("unchanged", "not_found"),
-        ("unchanged", "not_found"),
+        ("not_held", "not_found"),
+        ("not_held", "not_found"),
     ]
     assert docs["d0"][rows[0]["spans"][0]["start"] : rows[0]["spans"][0]["end"]] == "The cache keeps 40 entries"
     assert both(read_ledger(path), docs, path) == written_bytes(rows)
