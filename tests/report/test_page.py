@@ -131,7 +131,7 @@ def test_hostile_text_is_escaped_in_every_page(audit_rows, answer_result):
 
 
 def _every_status() -> set[str]:
-    from claimgate.audit.recheck import RECHECK_STATUSES
+    from claimgate.audit.recheck_statuses import RECHECK_STATUSES
     from claimgate.reasons import ANSWER_VERDICTS, AUDIT_VERDICTS, CLAIM_STATUSES, GATE_STATUSES
 
     return {*GATE_STATUSES, *ANSWER_VERDICTS, *CLAIM_STATUSES, *AUDIT_VERDICTS, *RECHECK_STATUSES}

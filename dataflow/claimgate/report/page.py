@@ -23,6 +23,7 @@ COLOURS = {
     "contradicts": "#cf222e", "unsupported": "#cf222e", "refused": "#cf222e", "conflict": "#cf222e",
     # recheck statuses (docs/recheck-rules.md): still holds, holds with new spans, no longer holds
     "unchanged": "#1a7f37", "intact": "#0969da", "invalid": "#cf222e", "decision_changed": "#cf222e",
+    "not_held": "#8c959f",  # rejected when audited: nothing that held was lost
 }  # fmt: skip
 
 STYLE = """
