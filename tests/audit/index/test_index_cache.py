@@ -358,16 +358,22 @@ def test_planted_object_array_in_a_cache_file_is_never_unpickled(tmp_path) -> No
 def test_cache_load_path_imports_no_pickle() -> None:
     import ast
 
+    from claimgate.audit.index import cache_file, delta
     from claimgate.audit.index import payload as index_payload
 
-    for module in (index_cache, index_payload):  # the cache file's reader and writer, and the payload's layout
+    # the cache files' reader and writer, the deltas, and the payload's layout
+    for module in (index_cache, cache_file, delta, index_payload):
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
         imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not {"pickle", "cPickle", "dill", "cloudpickle", "marshal", "shelve"} & imported
         allow = [k.value.value for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
                  if k.arg == "allow_pickle"]  # fmt: skip
-        assert allow and not any(allow)  # every array is read and written with allow_pickle=False
+        assert not any(allow)  # nothing asks numpy to unpickle
+        called = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        assert not {"load", "read_array"} & called  # JSON and frombuffer only
+    source = Path(index_payload.__file__).read_text(encoding="utf-8")
+    assert "np.frombuffer(data, dtype" in source and "dtype.hasobject" in source  # views of checked dtypes only
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
