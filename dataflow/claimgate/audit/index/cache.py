@@ -11,11 +11,14 @@ What it refuses to do: load anything whose key does not match. The key is the
 SHA-256 of the index format, :data:`claimgate.audit.text.normalize.NORMALIZER_VERSION`
 and every ``(doc_id, SHA-256 of its text)`` in id order (UTF-8, length-prefixed);
 an edited, added, removed or renamed document gives another key, so another file.
-On a miss the newest index file in the folder of this format and normalizer is
-read as a base (checked exactly as a file under the key: owner and mode, payload
-digest before decoding) and every document whose text's SHA-256 it records
-(``documents_sha256``, whatever the id) takes its part from it; the others are
-built (:func:`claimgate.audit.index.reuse.reused_index`, equal to a cold build).
+On a miss a full index file of this key, then a delta file
+(:mod:`claimgate.audit.index.delta`) is looked for; else the newest full index file in
+the folder of this format and normalizer is read as a base (checked exactly as a file
+under the key: owner and mode, payload digest before decoding), every document whose
+text's SHA-256 it records (``documents_sha256``, whatever the id) takes its part from
+it, the others are built (:func:`claimgate.audit.index.reuse.merged_index`, equal to a
+cold build), and the result is stored as a delta on that base (or as a full file when
+the delta would be large: the compaction).
 A file that is missing, of another format or whose recorded key differs is
 ignored and the index is rebuilt and written again (fail safe: a cache can cost a
 rebuild, never change a verdict). Damage inside a file (a flipped bit, a
@@ -28,14 +31,14 @@ line and a cold build). Files are written atomically
 their offsets and everything found per document when the index was built
 (negations, elision stops, ellipses, brackets, joined words) and each text's
 SHA-256, not the texts (they come from the corpus itself on load): a load runs no
-per-document rule. Every corpus version keeps its own file: the folder grows by
-one index per edited corpus until it is emptied.
+per-document rule. Every corpus version keeps its own file, a delta for an edited
+one: the folder grows until it is emptied.
 
 Reading a file runs no code from it, whoever wrote it: the payload is one line of
-plain JSON records (``json.loads``) and numpy ``.npy`` arrays read with
-``allow_pickle=False`` (an object array is refused, never unpickled), each checked
-for the dtype this module writes. No pickle is on the load path. A cache folder, or
-a cache file in it, that another user owns or that group or others may write is
+plain JSON records (``orjson``/``json``) and ``.npy``-framed arrays read as views of the
+file's bytes (:func:`claimgate.audit.index.payload.read_arrays`: an object array is
+refused, never unpickled), each checked for the dtype this module writes. No pickle is
+on the load path. A cache folder, or a cache file in it, that another user owns or that group or others may write is
 refused before any work (:func:`claimgate.audit.index.cache_folder.check_cache_folder`,
 a usage error, exit 2); a file
 found so when it is opened is treated as damaged (a warning and a rebuild, which
@@ -46,10 +49,11 @@ File format: the line ``claimgate-corpus-index``, a JSON header line
 ``{"documents", "format", "key", "normalizer", "payload_sha256"}`` (keys sorted), then
 the payload: one line of JSON records (document ids, the token strings, segment
 starts, ellipses, brackets, and the names of the arrays that follow,
-in order), then those arrays as ``.npy`` streams (int32 token ids and character
-offsets by run of documents; per-document negations and elision stops in
-compressed-row form; joined words likewise; postings as int64 distinct keys, offsets and int32 document
-numbers; ``documents_sha256``, uint8, 32 bytes per document).
+in order), then those arrays as ``.npy`` streams, each at a multiple of 64 bytes of the
+file (int32 token ids, and character offsets, uint16 when every segment's fit, else
+int32; per-document negations and elision stops in compressed-row form; joined words
+likewise; postings as int64 distinct keys, offsets and int32 document numbers;
+``documents_sha256``, uint8, 32 bytes per document).
 """
 
 from __future__ import annotations
@@ -245,7 +249,12 @@ def _on_base(found: _delta.Base, base, cache_dir, key: str, documents, digests, 
     if len(new_ids) == len(doc_ids):
         return None
     new_texts = {d: documents[d] for d in new_ids}
-    fresh = _reused(base, None, new_texts, {d: digests[d] for d in new_ids}, build) if new_ids else EMPTY_INDEX
+    part = _delta.newest_delta_part(cache_dir, found, _header) if base is None and new_ids else None
+    new_digests = {d: digests[d] for d in new_ids}
+    if part is not None:  # the previous edit's delta: its documents are not built again
+        fresh = reused_index(part[0], part[1], new_texts, new_digests, build)
+    else:
+        fresh = _reused(base, None, new_texts, new_digests, build) if new_ids else EMPTY_INDEX
     try:
         index = merged_index(found.index, fresh, doc_ids, [documents[d] for d in doc_ids], sources)
     except Exception as exc:  # noqa: BLE001 - a base that cannot be reused means: build (fail safe)

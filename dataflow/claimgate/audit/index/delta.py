@@ -131,6 +131,35 @@ def newest_base(cache_dir: str | Path, key: str, header_of: HeaderOf) -> Base | 
     return None
 
 
+def newest_delta_part(cache_dir: str | Path, base: Base, header_of: HeaderOf) -> tuple[CorpusIndex, list[bytes]] | None:
+    """``(index, texts' SHA-256)`` of the documents of the newest delta in ``cache_dir`` made on ``base``, or ``None``.
+
+    A chain of edits then builds only what the last edit changed: the documents the
+    previous delta already holds take their parts from it. Any file that is not such a
+    delta, or fails its checks, is passed over (``None``): this only saves time, and the
+    file is judged, with a warning, when its own corpus is loaded.
+    """
+    try:
+        with os.scandir(cache_dir) as entries:
+            files = [(e.stat(follow_symlinks=False).st_mtime_ns, e.path) for e in entries
+                     if e.name.startswith("corpus-delta-") and e.name.endswith(".bin")]  # fmt: skip
+    except OSError:
+        return None
+    for _, path in sorted(files, reverse=True)[:1]:
+        key = Path(path).name.removeprefix("corpus-delta-").removesuffix(".bin")
+
+        def fits(header: dict, key: str = key) -> bool:
+            made_on = {"base_key": base.key, "base_payload_sha256": base.payload_sha256}
+            return header == {**header_of(key, header.get("documents"), header.get("payload_sha256")), **made_on}
+
+        try:
+            payload = read_checked(Path(path), fits, read_arrays)
+            return (index_from(payload, _NoTexts()), digests_from(payload)) if payload else None
+        except Exception:  # noqa: BLE001 - a part that cannot serve is built instead
+            return None
+    return None
+
+
 def fits_a_delta(n_documents: int, n_new: int, base: Base, n_sourced: int) -> bool:
     """Whether an index of ``n_documents`` (``n_new`` of them built, ``n_sourced`` distinct base parts used)
     is stored as a delta on ``base`` (see :data:`DELTA_SHARE`) rather than as a full file."""
