@@ -74,3 +74,14 @@ def test_narrowing_keeps_every_offset(monkeypatch) -> None:
     wide = narrow_offsets(starts, np.array([4, 9, 65_536], np.int32))
     assert [a.dtype.name for a in wide] == ["int32", "int32"] and wide[0] is starts
     assert narrow_offsets(*narrow)[0] is narrow[0]  # no copy of what is narrow already
+
+
+def test_token_ids_are_uint16_until_the_vocabulary_passes_2_16_strings(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 100_000)
+    many = {f"w{k:03d}": " ".join(f"t{k}x{j}" for j in range(2_000)) for k in range(40)}  # 80,000 strings
+    docs = {**_corpus(), **many}
+    index = build_corpus_index(docs)
+    kinds = [s.token_ids.dtype.name for s in index.docs.segments]
+    assert kinds[0] == "uint16" and kinds[-1] == "int32" and len(index.strings) > 1 << 16
+    assert all(int(s.token_ids.max()) < 1 << 16 for s in index.docs.segments if s.token_ids.dtype == "uint16")
+    assert _readable(index) == _readable(build_corpus_index_reference(docs))

@@ -261,7 +261,8 @@ def test_consistent_base_whose_parts_do_not_fit_gives_one_warning_and_a_cold_bui
 
     def forged(index, digests):
         payload = real(index, digests)
-        payload["arrays"]["segments_token_ids"] = payload["arrays"]["segments_token_ids"] + 10**6  # past the vocabulary
+        ids = payload["arrays"]["segments_token_ids"].astype(np.int32)  # uint16 where they fit
+        payload["arrays"]["segments_token_ids"] = ids + 10**6  # past the vocabulary
         return payload
 
     with monkeypatch.context() as patch:

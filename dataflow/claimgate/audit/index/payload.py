@@ -60,9 +60,9 @@ def payload_of(index: CorpusIndex, digests: list[bytes]) -> dict:
 
 
 def _concatenated(arrays: list[np.ndarray], part: str) -> np.ndarray:
-    """The segments' arrays end to end: ``first`` int64, token ids int32, offsets uint16 when every segment's are."""
+    """The segments' arrays end to end: ``first`` int64; ids and offsets uint16 when every segment's are, else int32."""
     dtype = np.int64 if part == "first" else np.int32
-    if part in ("starts", "ends") and all(a.dtype == np.uint16 for a in arrays):
+    if part != "first" and all(a.dtype == np.uint16 for a in arrays):
         dtype = np.uint16
     return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.empty(0, dtype)
 
@@ -158,7 +158,8 @@ def _joined_words_from(arrays: Mapping[str, np.ndarray]) -> dict[int, dict[int, 
 
 #: The dtype of every array a cache file holds, by the end of its name (anything else: a damaged file).
 _DTYPES = {
-    "_first": (np.int64,), "_token_ids": (np.int32,), "_starts": (np.int32, np.uint16), "_ends": (np.int32, np.uint16),
+    "_first": (np.int64,), "_token_ids": (np.int32, np.uint16), "_starts": (np.int32, np.uint16),
+    "_ends": (np.int32, np.uint16),
     "_docs": (np.int32, np.int64), "_offsets": (np.int32, np.int64), "_keys": (np.int64,), "_values": (np.int32,),
     "_at": (np.int64,), "_pairs": (np.int64,), "_sha256": (np.uint8,), "_sources": (np.int64,),
 }  # fmt: skip
