@@ -231,17 +231,21 @@ def _stored_file(folder: Path) -> tuple[Path, bytes]:
 COLD_ROWS = Audit.from_corpus(DOCS).check(CITATIONS).to_json()
 
 
+def damaged_copy(good: bytes, data) -> bytes:
+    """``good`` cut short or with one bit flipped, as hypothesis's ``data`` draws it."""
+    damaged = bytearray(good)
+    if data.draw(st.booleans(), label="truncate"):
+        return bytes(damaged[: data.draw(st.integers(0, len(good) - 1), label="length")])
+    bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
+    damaged[bit // 8] ^= 1 << (bit % 8)
+    return bytes(damaged)
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_flipped_bit_or_truncated_cache_file_gives_the_cold_rows_and_is_rewritten(tmp_path, capsys, data) -> None:
     path, good = _stored_file(tmp_path)
-    damaged = bytearray(good)
-    if data.draw(st.booleans(), label="truncate"):
-        damaged = damaged[: data.draw(st.integers(0, len(good) - 1), label="length")]
-    else:
-        bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
-        damaged[bit // 8] ^= 1 << (bit % 8)
-    path.write_bytes(bytes(damaged))
+    path.write_bytes(damaged_copy(good, data))
     capsys.readouterr()
     rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)  # never raises
     assert rows.to_json() == COLD_ROWS

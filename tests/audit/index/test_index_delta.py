@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,8 @@ from claimgate.errors import OutputError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.audit.index.test_index_cache import _counting_build
-from tests.audit.index.test_index_reuse import _DOC_TEXT, _EDIT, BASE, CITATIONS, EDITS, IDS, _applied, _assert_as_cold
+from tests.audit.index.test_index_cache import _counting_build, damaged_copy
+from tests.audit.index.test_index_reuse import BASE, CITATIONS, EDITS, IDS, _assert_as_cold
 
 COLD = {kind: Audit.from_corpus(EDITS[kind](BASE)).check(CITATIONS).to_json() for kind in ("edit", "addition")}
 
@@ -100,30 +99,6 @@ def test_a_second_edit_is_a_delta_on_the_same_base(tmp_path: Path, monkeypatch) 
     assert json.loads(second.read_bytes().split(b"\n")[1])["base_key"] == index_cache.corpus_key(BASE)
 
 
-settings_ = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-)
-
-
-@settings_
-@given(
-    st.dictionaries(st.sampled_from([f"d{i}" for i in range(8)]), _DOC_TEXT, max_size=6),
-    st.lists(_EDIT, max_size=5),
-    st.sampled_from([0.0, 0.2, 1.0]),
-)
-def test_deltas_after_random_edit_sequences_load_as_a_cold_index(monkeypatch, start, edits, share) -> None:
-    monkeypatch.setattr(index_delta, "DELTA_SHARE", share)  # 0: always full files; 1: always deltas
-    with tempfile.TemporaryDirectory() as folder:
-        documents = start
-        index_cache.cached_corpus_index(documents, folder, build_corpus_index)
-        for step, edit in enumerate(edits):
-            documents = _applied(documents, edit, step)
-            _assert_as_cold(index_cache.cached_corpus_index(documents, folder, build_corpus_index), documents)
-            loaded = index_cache.load_index(folder, index_cache.corpus_key(documents), documents)  # full or delta
-            assert loaded is not None
-            _assert_as_cold(loaded, documents)
-
-
 # ------------------------------------------------------------------ damaged, foreign, stale: refused, rebuilt
 
 
@@ -151,13 +126,7 @@ def test_flipped_bit_or_truncated_delta_gives_the_cold_rows_and_is_rewritten(tmp
         stale.unlink()
     _, path = _with_delta(tmp_path)
     good = path.read_bytes()
-    damaged = bytearray(good)
-    if data.draw(st.booleans(), label="truncate"):
-        damaged = damaged[: data.draw(st.integers(0, len(good) - 1), label="length")]
-    else:
-        bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
-        damaged[bit // 8] ^= 1 << (bit % 8)
-    path.write_bytes(bytes(damaged))
+    path.write_bytes(damaged_copy(good, data))
     capsys.readouterr()
     assert Audit.from_corpus(EDITS["edit"](BASE), cache=tmp_path).check(CITATIONS).to_json() == COLD["edit"]
     assert path.read_bytes() == good  # rebuilt and written again
