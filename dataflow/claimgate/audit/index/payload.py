@@ -59,12 +59,29 @@ def payload_of(index: CorpusIndex, digests: list[bytes]) -> dict:
     return {"records": records, "arrays": arrays}
 
 
-def _concatenated(arrays: list[np.ndarray], part: str) -> np.ndarray:
+def _concatenated(arrays: list[np.ndarray], part: str) -> Pieces:
     """The segments' arrays end to end: ``first`` int64; ids and offsets uint16 when every segment's are, else int32."""
     dtype = np.int64 if part == "first" else np.int32
     if part != "first" and all(a.dtype == np.uint16 for a in arrays):
         dtype = np.uint16
-    return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.empty(0, dtype)
+    return Pieces(arrays, np.dtype(dtype))
+
+
+class Pieces:
+    """One array of ``dtype`` written as its ``parts`` end to end, never joined in memory (:func:`write_arrays`).
+
+    Writing a 200,000-document index joined the segments' token arrays first: a copy of
+    every token's id and offsets (about 200 MB) beside the index itself.
+    """
+
+    def __init__(self, parts: list[np.ndarray], dtype: np.dtype) -> None:
+        self.parts, self.dtype = parts, dtype
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def astype(self, dtype) -> np.ndarray:  # noqa: ANN001 - as ndarray.astype: the joined copy, for tests
+        return np.concatenate(self.parts).astype(dtype) if self.parts else np.empty(0, dtype)
 
 
 def _rows_arrays(name: str, rows: Mapping[int, array]) -> dict[str, np.ndarray]:
@@ -176,17 +193,22 @@ def write_arrays(out, position: int, arrays: Mapping[str, np.ndarray]) -> None:
     bytes, so each array's values start aligned too and load as views (:func:`read_arrays`).
     """
     for values in arrays.values():
-        values = np.ascontiguousarray(values)
+        parts = values.parts if isinstance(values, Pieces) else [values]
+        dtype = values.dtype
         pad = -position % ALIGN
-        header = _npy_header(values)
+        header = _npy_header(dtype, sum(len(p) for p in parts))
         out.write(b"\0" * pad + header)
-        out.write(memoryview(values).cast("B") if values.size else b"")
-        position += pad + len(header) + values.nbytes
+        position += pad + len(header)
+        for part in parts:
+            part = np.ascontiguousarray(part, dtype=dtype)
+            out.write(memoryview(part).cast("B") if part.size else b"")
+            position += part.nbytes
 
 
-def _npy_header(values: np.ndarray) -> bytes:
+def _npy_header(dtype: np.dtype, length: int) -> bytes:
     buffer = io.BytesIO()
-    np.lib.format.write_array_header_1_0(buffer, np.lib.format.header_data_from_array_1_0(values))
+    fields = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": (length,)}
+    np.lib.format.write_array_header_1_0(buffer, fields)
     return buffer.getvalue()  # magic, version 1.0, header padded so the values start at a multiple of 64
 
 
