@@ -7,9 +7,11 @@ brackets) depends on nothing but its own text and the normalizer's rules. Here e
 document whose text a previous index already holds (matched by the SHA-256 of the
 text's bytes, whatever its id: an unchanged, renamed or duplicated page) takes its part
 from there, the other documents are built by the ordinary build (the same rules, the
-same code), and the parts are put together with array operations: token arrays
-gathered, token ids mapped into one vocabulary, the postings built again from the
-gathered arrays (:func:`claimgate.audit.index.build._postings`).
+same code), and the parts are put together (:func:`merged_index`): the token arrays of
+runs of consecutive unchanged documents stay views of the previous arrays (a cache
+file's base is read-only and never copied), token ids are mapped into one vocabulary,
+the postings of the documents kept in place carry over and those of the others are
+built (:func:`claimgate.audit.index.build._postings`) and inserted by binary search.
 
 What it refuses to do: differ from a cold build of the same documents. The result
 equals :func:`claimgate.audit.index.build.build_corpus_index` of ``documents``
