@@ -170,3 +170,22 @@ def test_checks_running_during_a_refresh_see_one_whole_index(tmp_path: Path) -> 
     audit.refresh()
     checker.join()
     assert old != new and set(seen) <= {old, new}
+
+
+def test_refresh_with_a_cache_stores_a_delta_on_the_full_index_and_it_loads_in_the_next_process(
+    tmp_path: Path, built
+) -> None:
+    folder = _folder(tmp_path, DOCS)
+    cache = tmp_path / "cache"
+    audit = Audit.from_corpus(folder, cache=cache)
+    (full,) = cache.glob("corpus-index-*.bin")
+    (folder / f"{IDS[3]}.txt").write_text("Rewritten text of one page.", encoding="utf-8")
+    audit.refresh()
+    assert sorted(cache.glob("corpus-index-*.bin")) == [full]  # the base is left as it was
+    (delta,) = cache.glob("corpus-delta-*.bin")
+    assert delta.stat().st_size < full.stat().st_size
+    built.clear()
+    again = Audit.from_corpus(folder, cache=cache)
+    assert built == []  # loaded from the delta and its base
+    assert again.check(FOLDER_CITATIONS).to_json() == audit.check(FOLDER_CITATIONS).to_json()
+    assert again.check(FOLDER_CITATIONS).to_json() == Audit.from_corpus(folder).check(FOLDER_CITATIONS).to_json()

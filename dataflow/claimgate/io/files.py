@@ -105,15 +105,18 @@ def open_regular_beneath(root: str | Path, relative: str) -> tuple[int, os.stat_
     return _regular_or_closed(fd, relative)
 
 
-def read_capped(fd: int, limit: int | None) -> bytes:
+def read_capped(fd: int, limit: int | None, size: int | None = None) -> bytes:
     """All bytes of the open file ``fd``, or raise ``TooLargeError`` after reading ``limit + 1`` of them.
 
-    ``limit`` is in bytes; ``None`` means no limit.
+    ``limit`` is in bytes; ``None`` means no limit. ``size``: the file's size when known
+    (``fstat``): the first read asks for all of it and one byte more, so a file that did not
+    grow is read into one buffer, never joined from chunks (one copy of its bytes in memory, not two).
     """
     chunks: list[bytes] = []
     total = 0
     while limit is None or total <= limit:
-        want = _CHUNK if limit is None else min(_CHUNK, limit + 1 - total)
+        step = size + 1 if size is not None and not chunks else _CHUNK
+        want = step if limit is None else min(step, limit + 1 - total)
         chunk = os.read(fd, want)
         if not chunk:
             return b"".join(chunks)
@@ -131,7 +134,7 @@ def read_regular_bytes(path: str | Path, limit: int | None = None) -> tuple[byte
     try:
         if limit is not None and info.st_size > limit:  # refused without reading; the cap still holds if it grows
             raise TooLargeError(limit)
-        return read_capped(fd, limit), info
+        return read_capped(fd, limit, info.st_size), info
     finally:
         os.close(fd)
 
@@ -177,13 +180,27 @@ def read_utf8_text(path: Path, reason: str, label: str, limit: int | None = None
     unreadable or not UTF-8; raises ``TooLargeError`` when it holds more than
     ``limit`` bytes (``None``: no limit), for the caller to name.
     """
+    return utf8_text(read_input_bytes(path, reason, label, limit), path, reason)
+
+
+def utf8_text(data: bytes, path: Path, reason: str) -> str:
+    """``data`` (the bytes of the input file ``path``) decoded as strict UTF-8, one leading byte-order mark dropped.
+
+    Raises ``IngestionError`` with ``reason`` (``<path> is not UTF-8 (byte N)``, N 0-based) otherwise.
+    """
     try:
-        return read_regular_bytes(path, limit)[0].decode("utf-8-sig")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestionError(reason, f"{path} is not UTF-8 (byte {exc.start})") from None
+
+
+def read_input_bytes(path: Path, reason: str, label: str, limit: int | None = None) -> bytes:
+    """The bytes of an input file, read as :func:`read_utf8_text` reads them (the same refusals, but no decoding)."""
+    try:
+        return read_regular_bytes(path, limit)[0]
     except FileNotFoundError:
         raise IngestionError(reason, f"{label} not found: {path}") from None
     except NotRegularFileError:
         raise IngestionError(reason, f"{label} is not a regular file: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise IngestionError(reason, f"{path} is not UTF-8 (byte {exc.start})") from None
     except OSError as exc:
         raise IngestionError(reason, f"cannot read {path}: {exc.strerror}") from None

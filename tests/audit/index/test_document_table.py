@@ -48,3 +48,40 @@ def test_negative_and_out_of_range_numbers() -> None:
         table[len(table)]
     with pytest.raises(IndexError):
         table[-len(table) - 1]
+
+
+def test_offsets_are_uint16_below_2_16_characters_and_int32_past_them(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 50_000)  # the long document has a segment of its own
+    long_text = ("word " * 14_000) + "the end of a long page"  # about 70,000 characters
+    docs = {**_corpus(), "long": long_text}
+    index = build_corpus_index(docs)
+    dtypes = {s.starts.dtype.name for s in index.docs.segments} | {s.ends.dtype.name for s in index.docs.segments}
+    assert dtypes == {"uint16", "int32"}
+    wide = [s for s in index.docs.segments if s.ends.dtype == "int32"]
+    assert len(wide) == 1 and int(wide[0].ends.max()) >= 1 << 16
+    assert _readable(index) == _readable(build_corpus_index_reference(docs))  # every offset as the reference's
+    assert list(index.docs[index.doc_number("long")].ends)[-1] == len(long_text)
+
+
+def test_narrowing_keeps_every_offset(monkeypatch) -> None:
+    import numpy as np
+    from claimgate.audit.index.document_table import narrow_offsets
+
+    starts, ends = np.array([0, 5, 65_530], np.int32), np.array([4, 9, 65_535], np.int32)
+    narrow = narrow_offsets(starts, ends)
+    assert [a.dtype.name for a in narrow] == ["uint16", "uint16"]
+    assert narrow[0].tolist() == starts.tolist() and narrow[1].tolist() == ends.tolist()
+    wide = narrow_offsets(starts, np.array([4, 9, 65_536], np.int32))
+    assert [a.dtype.name for a in wide] == ["int32", "int32"] and wide[0] is starts
+    assert narrow_offsets(*narrow)[0] is narrow[0]  # no copy of what is narrow already
+
+
+def test_token_ids_are_uint16_until_the_vocabulary_passes_2_16_strings(monkeypatch) -> None:
+    monkeypatch.setattr(index_build, "CHUNK_CHARS", 100_000)
+    many = {f"w{k:03d}": " ".join(f"t{k}x{j}" for j in range(2_000)) for k in range(40)}  # 80,000 strings
+    docs = {**_corpus(), **many}
+    index = build_corpus_index(docs)
+    kinds = [s.token_ids.dtype.name for s in index.docs.segments]
+    assert kinds[0] == "uint16" and kinds[-1] == "int32" and len(index.strings) > 1 << 16
+    assert all(int(s.token_ids.max()) < 1 << 16 for s in index.docs.segments if s.token_ids.dtype == "uint16")
+    assert _readable(index) == _readable(build_corpus_index_reference(docs))

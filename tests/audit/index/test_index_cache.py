@@ -231,17 +231,21 @@ def _stored_file(folder: Path) -> tuple[Path, bytes]:
 COLD_ROWS = Audit.from_corpus(DOCS).check(CITATIONS).to_json()
 
 
+def damaged_copy(good: bytes, data) -> bytes:
+    """``good`` cut short or with one bit flipped, as hypothesis's ``data`` draws it."""
+    damaged = bytearray(good)
+    if data.draw(st.booleans(), label="truncate"):
+        return bytes(damaged[: data.draw(st.integers(0, len(good) - 1), label="length")])
+    bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
+    damaged[bit // 8] ^= 1 << (bit % 8)
+    return bytes(damaged)
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_flipped_bit_or_truncated_cache_file_gives_the_cold_rows_and_is_rewritten(tmp_path, capsys, data) -> None:
     path, good = _stored_file(tmp_path)
-    damaged = bytearray(good)
-    if data.draw(st.booleans(), label="truncate"):
-        damaged = damaged[: data.draw(st.integers(0, len(good) - 1), label="length")]
-    else:
-        bit = data.draw(st.integers(0, 8 * len(good) - 1), label="bit")
-        damaged[bit // 8] ^= 1 << (bit % 8)
-    path.write_bytes(bytes(damaged))
+    path.write_bytes(damaged_copy(good, data))
     capsys.readouterr()
     rows = Audit.from_corpus(DOCS, cache=tmp_path).check(CITATIONS)  # never raises
     assert rows.to_json() == COLD_ROWS
@@ -358,16 +362,22 @@ def test_planted_object_array_in_a_cache_file_is_never_unpickled(tmp_path) -> No
 def test_cache_load_path_imports_no_pickle() -> None:
     import ast
 
+    from claimgate.audit.index import cache_file, delta
     from claimgate.audit.index import payload as index_payload
 
-    for module in (index_cache, index_payload):  # the cache file's reader and writer, and the payload's layout
+    # the cache files' reader and writer, the deltas, and the payload's layout
+    for module in (index_cache, cache_file, delta, index_payload):
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
         imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not {"pickle", "cPickle", "dill", "cloudpickle", "marshal", "shelve"} & imported
         allow = [k.value.value for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
                  if k.arg == "allow_pickle"]  # fmt: skip
-        assert allow and not any(allow)  # every array is read and written with allow_pickle=False
+        assert not any(allow)  # nothing asks numpy to unpickle
+        called = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        assert not {"load", "read_array"} & called  # JSON and frombuffer only
+    source = Path(index_payload.__file__).read_text(encoding="utf-8")
+    assert "np.frombuffer(data, dtype" in source and "dtype.hasobject" in source  # views of checked dtypes only
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")

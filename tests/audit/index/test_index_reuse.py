@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from claimgate.api import Audit
 from claimgate.audit.index import cache as index_cache
+from claimgate.audit.index import delta as index_delta
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.index.reuse import document_digest, reused_index
 from claimgate.errors import OutputError
@@ -141,15 +142,20 @@ def _applied(documents: dict[str, str], edit: tuple[str, int, str], step: int) -
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.dictionaries(st.sampled_from([f"d{i}" for i in range(8)]), _DOC_TEXT, max_size=6), st.lists(_EDIT, max_size=5)
+    st.dictionaries(st.sampled_from([f"d{i}" for i in range(8)]), _DOC_TEXT, max_size=6),
+    st.lists(_EDIT, max_size=5),
+    st.sampled_from([0.0, 0.2, 1.0]),
 )
-def test_cached_index_after_random_edit_sequences_equals_a_cold_index(start: dict, edits: list) -> None:
-    with tempfile.TemporaryDirectory() as folder:
+def test_cached_index_after_random_edit_sequences_equals_a_cold_index(start: dict, edits: list, share) -> None:
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_delta, "DELTA_SHARE", share)  # 0: full files only; 1: deltas whenever a base serves
         documents = start
         index_cache.cached_corpus_index(documents, folder, build_corpus_index)
         for step, edit in enumerate(edits):
             documents = _applied(documents, edit, step)
             _assert_as_cold(index_cache.cached_corpus_index(documents, folder, build_corpus_index), documents)
+            # and what the next process loads: the full file or the delta on its base
+            _assert_as_cold(index_cache.load_index(folder, index_cache.corpus_key(documents), documents), documents)
             # and the same from the previous index in memory (Audit.refreshed)
         if edits:
             in_memory = index_cache.cached_corpus_index(
@@ -261,7 +267,8 @@ def test_consistent_base_whose_parts_do_not_fit_gives_one_warning_and_a_cold_bui
 
     def forged(index, digests):
         payload = real(index, digests)
-        payload["arrays"]["segments_token_ids"] = payload["arrays"]["segments_token_ids"] + 10**6  # past the vocabulary
+        ids = payload["arrays"]["segments_token_ids"].astype(np.int32)  # uint16 where they fit
+        payload["arrays"]["segments_token_ids"] = ids + 10**6  # past the vocabulary
         return payload
 
     with monkeypatch.context() as patch:

@@ -80,7 +80,7 @@ def check_cache_owner(cache_dir: str | Path, label: str = "--cache") -> None:
                 f"{label}: the folder {cache_dir} is {unsafe}; keep the index cache in a folder of your own"
             )
         with os.scandir(cache_dir) as entries:
-            files = [e for e in entries if e.name.startswith("corpus-index-")]
+            files = [e for e in entries if e.name.startswith(("corpus-index-", "corpus-delta-"))]
         for entry in files:
             unsafe = _unsafe_owner_or_mode(entry.stat(follow_symlinks=False))
             if unsafe:

@@ -36,8 +36,12 @@ class TokenSegment:
     """The tokens of documents ``first_doc .. first_doc + len(first) - 2``, in document order.
 
     ``first`` (int64, one more than documents): where each document's tokens start
-    in the arrays below; ``token_ids`` (int32); ``starts``/``ends`` (int32): original
-    character offsets (``ends`` one past the last character).
+    in the arrays below; ``token_ids``: uint16 when every id of the segment is below
+    2**16 (a vocabulary of at most 65,536 strings so far), else int32; ``starts``/``ends``:
+    original character offsets (``ends`` one past the last character), uint16 when every
+    offset of the segment is below 2**16 (documents of up to 65,535 characters), else int32
+    (:func:`narrow_offsets`): half the memory where the range allows. A document made from
+    the segment has int32 token bytes and ``array("i")`` offsets either way.
     """
 
     first_doc: int
@@ -45,6 +49,12 @@ class TokenSegment:
     token_ids: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
+
+    def __post_init__(self) -> None:
+        starts, ends = narrow_offsets(self.starts, self.ends)
+        object.__setattr__(self, "token_ids", narrow_offsets(self.token_ids, self.token_ids)[0])  # frozen: set once
+        object.__setattr__(self, "starts", starts)
+        object.__setattr__(self, "ends", ends)
 
     @property
     def n_docs(self) -> int:
@@ -103,19 +113,18 @@ class DocumentTable(Sequence[IndexedDocument]):
         views = self._views.get(number)
         if views is None:
             segment = self.segments[number]
-            arrays = (segment.token_ids, segment.starts, segment.ends)
             views = self._views[number] = (
-                segment.first_doc, segment.first.tolist(), *(memoryview(a).cast("B") for a in arrays)
+                segment.first_doc, segment.first.tolist(), segment.token_ids, segment.starts, segment.ends,
             )  # fmt: skip
         first_doc, first, token_ids, starts, ends = views
-        lo, hi = 4 * first[k - first_doc], 4 * first[k - first_doc + 1]  # bytes
+        lo, hi = first[k - first_doc], first[k - first_doc + 1]  # tokens
         negations = self.negations.get(k)
         if negations is None:
             negations = array("i")
         document = self._recent[k] = IndexedDocument(
             self.doc_ids[k],
             self.originals[k],
-            token_ids[lo:hi].tobytes(),
+            _int32s(token_ids[lo:hi]).tobytes(),
             _int32s(starts[lo:hi]),
             _int32s(ends[lo:hi]),
             self.joined_words.get(k, _NO_JOINED_WORDS),
@@ -162,8 +171,23 @@ class DocumentTable(Sequence[IndexedDocument]):
         )
 
 
-def _int32s(view: memoryview) -> array:
-    """An ``array("i")`` copy of the native int32 values in a byte view (one copy, no element loop)."""
+def _int32s(values: np.ndarray) -> array:
+    """An ``array("i")`` copy of int32 or uint16 values (no element loop)."""
     out = array("i")
-    out.frombytes(view)
+    out.frombytes(memoryview(values).cast("B") if values.dtype == np.int32 else values.astype(np.int32).tobytes())
     return out
+
+
+#: Offsets below this fit a uint16.
+_NARROW = 1 << 16
+
+
+def narrow_offsets(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)`` as uint16 when every end is below 2**16 (ends bound starts), else as int32; no copy
+    when they already are. Character offsets, one per token (:class:`TokenSegment`); token ids too
+    (``narrow_offsets(ids, ids)[0]``)."""
+    if starts.dtype == ends.dtype == np.uint16:
+        return starts, ends
+    if len(ends) and int(ends.max()) >= _NARROW:
+        return starts.astype(np.int32, copy=False), ends.astype(np.int32, copy=False)
+    return starts.astype(np.uint16), ends.astype(np.uint16)

@@ -16,6 +16,7 @@ rebuilt".
 
 from __future__ import annotations
 
+import io
 import json
 from array import array
 from collections.abc import Mapping
@@ -58,9 +59,29 @@ def payload_of(index: CorpusIndex, digests: list[bytes]) -> dict:
     return {"records": records, "arrays": arrays}
 
 
-def _concatenated(arrays: list[np.ndarray], part: str) -> np.ndarray:
+def _concatenated(arrays: list[np.ndarray], part: str) -> Pieces:
+    """The segments' arrays end to end: ``first`` int64; ids and offsets uint16 when every segment's are, else int32."""
     dtype = np.int64 if part == "first" else np.int32
-    return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.empty(0, dtype)
+    if part != "first" and all(a.dtype == np.uint16 for a in arrays):
+        dtype = np.uint16
+    return Pieces(arrays, np.dtype(dtype))
+
+
+class Pieces:
+    """One array of ``dtype`` written as its ``parts`` end to end, never joined in memory (:func:`write_arrays`).
+
+    Writing a 200,000-document index joined the segments' token arrays first: a copy of
+    every token's id and offsets (about 200 MB) beside the index itself.
+    """
+
+    def __init__(self, parts: list[np.ndarray], dtype: np.dtype) -> None:
+        self.parts, self.dtype = parts, dtype
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def astype(self, dtype) -> np.ndarray:  # noqa: ANN001 - as ndarray.astype: the joined copy, for tests
+        return np.concatenate(self.parts).astype(dtype) if self.parts else np.empty(0, dtype)
 
 
 def _rows_arrays(name: str, rows: Mapping[int, array]) -> dict[str, np.ndarray]:
@@ -72,16 +93,56 @@ def _rows_arrays(name: str, rows: Mapping[int, array]) -> dict[str, np.ndarray]:
     return {f"{name}_docs": numbers, f"{name}_offsets": offsets, f"{name}_values": values}
 
 
-def _rows_from(arrays: Mapping[str, np.ndarray], name: str) -> dict[int, array]:
+def _rows_from(arrays: Mapping[str, np.ndarray], name: str) -> Rows:
     numbers, offsets = arrays[f"{name}_docs"].tolist(), arrays[f"{name}_offsets"].tolist()
-    values = arrays[f"{name}_values"].tobytes()
     if len(offsets) != len(numbers) + 1:
         raise ValueError(f"{name}: {len(numbers)} documents but {len(offsets)} offsets")
-    rows = {}
-    for j, k in enumerate(numbers):
-        row = rows[k] = array("i")
-        row.frombytes(values[4 * offsets[j] : 4 * offsets[j + 1]])
-    return rows
+    values = arrays[f"{name}_values"]
+    if offsets and (offsets[0] != 0 or offsets[-1] != len(values) or any(a > b for a, b in zip(offsets, offsets[1:]))):
+        raise ValueError(f"{name}: offsets outside the values")
+    return Rows(dict(zip(numbers, range(len(numbers)))), offsets, values)
+
+
+class Rows(Mapping):
+    """``{document number: int32 array}`` over compressed rows, each ``array`` made when asked for.
+
+    ``at``: document number -> row; row ``j`` is ``values[offsets[j]:offsets[j + 1]]``
+    (int32). A cache file's negations and elision stops load as this, so a load makes no
+    object per document (docs/audit-rules.md, "The index cache"); ``extra`` holds rows
+    given as arrays (a merged index's rebuilt documents), looked up first.
+    """
+
+    def __init__(self, at: dict[int, int], offsets: list[int], values: np.ndarray, extra: dict | None = None):
+        self._at, self._offsets, self._values, self._extra = at, offsets, values, extra or {}
+        self._bytes = memoryview(values).cast("B") if len(values) else memoryview(b"")
+
+    def __getitem__(self, k: int) -> array:
+        found = self._extra.get(k)
+        if found is not None:
+            return found
+        j = self._at[k]
+        row = array("i")
+        row.frombytes(self._bytes[4 * self._offsets[j] : 4 * self._offsets[j + 1]])
+        return row
+
+    def get(self, k, default=None):  # noqa: ANN001 - Mapping.get, without the exception on a miss
+        found = self._extra.get(k)
+        return found if found is not None else (self[k] if k in self._at else default)
+
+    def __contains__(self, k) -> bool:  # noqa: ANN001
+        return k in self._extra or k in self._at
+
+    def __iter__(self):
+        yield from sorted({*self._at, *self._extra})
+
+    def __len__(self) -> int:
+        return len(self._at.keys() | self._extra.keys())
+
+    def renumbered(self, doc_map: list[int], extra: dict[int, array]) -> Rows:
+        """These rows under new document numbers (``doc_map[k]``, dropped where -1), plus ``extra``'s."""
+        at = {m: j for k, j in self._at.items() if (m := doc_map[k]) >= 0}
+        kept = {m: v for k, v in self._extra.items() if (m := doc_map[k]) >= 0}
+        return Rows(at, self._offsets, self._values, {**kept, **extra})
 
 
 def _joined_words_arrays(joined_words: Mapping[int, Mapping[int, tuple]]) -> dict[str, np.ndarray]:
@@ -114,24 +175,74 @@ def _joined_words_from(arrays: Mapping[str, np.ndarray]) -> dict[int, dict[int, 
 
 #: The dtype of every array a cache file holds, by the end of its name (anything else: a damaged file).
 _DTYPES = {
-    "_first": (np.int64,), "_token_ids": (np.int32,), "_starts": (np.int32,), "_ends": (np.int32,),
+    "_first": (np.int64,), "_token_ids": (np.int32, np.uint16), "_starts": (np.int32, np.uint16),
+    "_ends": (np.int32, np.uint16),
     "_docs": (np.int32, np.int64), "_offsets": (np.int32, np.int64), "_keys": (np.int64,), "_values": (np.int32,),
-    "_at": (np.int64,), "_pairs": (np.int64,), "_sha256": (np.uint8,),
+    "_at": (np.int64,), "_pairs": (np.int64,), "_sha256": (np.uint8,), "_sources": (np.int64,),
 }  # fmt: skip
 
 
-def read_arrays(handle, names: list) -> dict[str, np.ndarray]:
-    """The ``.npy`` arrays that follow the records, in order; never unpickles (``allow_pickle=False``)."""
+#: Every array's ``.npy`` stream starts at a multiple of this many bytes of its file (zero bytes before it).
+ALIGN = 64
+
+
+def write_arrays(out, position: int, arrays: Mapping[str, np.ndarray]) -> None:
+    """``arrays`` as ``.npy`` streams into ``out`` (a file-like ``write``), each at a multiple of :data:`ALIGN`.
+
+    ``position``: the file offset ``out`` writes at. The ``.npy`` header pads itself to 64
+    bytes, so each array's values start aligned too and load as views (:func:`read_arrays`).
+    """
+    for values in arrays.values():
+        parts = values.parts if isinstance(values, Pieces) else [values]
+        dtype = values.dtype
+        pad = -position % ALIGN
+        header = _npy_header(dtype, sum(len(p) for p in parts))
+        out.write(b"\0" * pad + header)
+        position += pad + len(header)
+        for part in parts:
+            part = np.ascontiguousarray(part, dtype=dtype)
+            out.write(memoryview(part).cast("B") if part.size else b"")
+            position += part.nbytes
+
+
+def _npy_header(dtype: np.dtype, length: int) -> bytes:
+    buffer = io.BytesIO()
+    fields = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": (length,)}
+    np.lib.format.write_array_header_1_0(buffer, fields)
+    return buffer.getvalue()  # magic, version 1.0, header padded so the values start at a multiple of 64
+
+
+def read_arrays(data: bytes, at: int, names: list) -> dict[str, np.ndarray]:
+    """The ``.npy`` arrays of ``data`` (a whole cache file) from offset ``at``, in order, as read-only views.
+
+    Each must start at the next multiple of :data:`ALIGN`, be one-dimensional, of a dtype
+    its name allows (:data:`_DTYPES`, native byte order; an object array is refused, never
+    unpickled) and lie inside ``data``; bytes after the last array are an error
+    (``ValueError``). No value is copied: the arrays share ``data``'s memory.
+    """
     arrays = {}
     for name in names:
         if not isinstance(name, str) or name in arrays:
             raise ValueError("bad array name")
-        values = np.lib.format.read_array(handle, allow_pickle=False)
+        at += -at % ALIGN
+        if data[at : at + 6] != b"\x93NUMPY" or data[at + 6 : at + 7] not in (b"\x01", b"\x02"):
+            raise ValueError(f"array {name[:40]!r}: not a .npy stream of version 1 or 2")
+        width = 2 if data[at + 6] == 1 else 4
+        length = int.from_bytes(data[at + 8 : at + 8 + width], "little")
+        header = io.BytesIO(data[at : at + 8 + width + length])
+        major, _ = np.lib.format.read_magic(header)
+        read_header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(header)  # a literal_eval of a dict of plain values: runs no code
+        at += 8 + width + length
         allowed = next((dtypes for end, dtypes in _DTYPES.items() if name.endswith(end)), ())
-        if values.ndim != 1 or not any(values.dtype == np.dtype(d) for d in allowed):  # native byte order
-            raise ValueError(f"array {name[:40]!r} of dtype {values.dtype.str} and {values.ndim} dimensions")
-        arrays[name] = values
-    if handle.read(1):
+        if len(shape) != 1 or dtype.hasobject or not any(dtype == np.dtype(d) for d in allowed):
+            raise ValueError(f"array {name[:40]!r} of dtype {dtype.str} and {len(shape)} dimensions")
+        end = at + shape[0] * dtype.itemsize
+        if end > len(data):
+            raise ValueError(f"array {name[:40]!r} runs past the end of the file")
+        arrays[name] = np.frombuffer(data, dtype, shape[0], at)
+        at = end
+    if at != len(data):
         raise ValueError("bytes after the last array")
     return arrays
 

@@ -7,9 +7,11 @@ brackets) depends on nothing but its own text and the normalizer's rules. Here e
 document whose text a previous index already holds (matched by the SHA-256 of the
 text's bytes, whatever its id: an unchanged, renamed or duplicated page) takes its part
 from there, the other documents are built by the ordinary build (the same rules, the
-same code), and the parts are put together with array operations: token arrays
-gathered, token ids mapped into one vocabulary, the postings built again from the
-gathered arrays (:func:`claimgate.audit.index.build._postings`).
+same code), and the parts are put together (:func:`merged_index`): the token arrays of
+runs of consecutive unchanged documents stay views of the previous arrays (a cache
+file's base is read-only and never copied), token ids are mapped into one vocabulary,
+the postings of the documents kept in place carry over and those of the others are
+built (:func:`claimgate.audit.index.build._postings`) and inserted by binary search.
 
 What it refuses to do: differ from a cold build of the same documents. The result
 equals :func:`claimgate.audit.index.build.build_corpus_index` of ``documents``
@@ -23,12 +25,16 @@ It trusts ``base`` as given: the cache checks a file before it becomes a base.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from itertools import repeat
 
 import numpy as np
 
 from claimgate.audit.index.build import _ExtraKeys, _postings
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
+from claimgate.audit.index.payload import Rows
 from claimgate.audit.index.postings import Postings
 from claimgate.audit.index.types import CorpusIndex
 
@@ -38,28 +44,32 @@ def document_digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
-def _flat(table: DocumentTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(first, token_ids, starts, ends)`` of every document end to end (``first``: int64, one more than documents)."""
-    first = np.zeros(len(table) + 1, np.int64)
-    tokens_before = 0
-    for segment in table.segments:
-        lo = segment.first_doc
-        first[lo + 1 : lo + segment.n_docs + 1] = segment.first[1:] - segment.first[0] + tokens_before
-        tokens_before += len(segment.token_ids)
-    columns = [
-        np.concatenate([getattr(s, part) for s in table.segments]) if table.segments else np.empty(0, np.int32)
-        for part in ("token_ids", "starts", "ends")
-    ]
-    return (first, *columns)
+def reuse_plan(
+    base_doc_ids: Sequence[str], base_digests: Sequence[bytes], documents: Mapping[str, str], digests
+) -> tuple[list[str], list[int], list[str]]:
+    """``(doc_ids, sources, new_ids)``: where each document's part comes from, and the documents to build.
 
-
-def _gathered(first: np.ndarray, sources: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``(new first, *columns)`` holding, in order, the tokens of documents ``sources`` of ``columns``."""
-    counts = first[sources + 1] - first[sources]
-    new_first = np.zeros(len(sources) + 1, np.int64)
-    np.cumsum(counts, out=new_first[1:])
-    at = np.repeat(first[sources] - new_first[:-1], counts) + np.arange(int(new_first[-1]), dtype=np.int64)
-    return (new_first, *(column[at] for column in columns))
+    ``doc_ids``: sorted ids of ``documents``; ``sources[k]``: the base document number
+    holding ``doc_ids[k]``'s text (the same id first, else any id with that text), or
+    ``-1 - j`` for the ``j``-th of ``new_ids`` (ids, in order, whose text no base
+    document holds). ``digests``: doc_id -> :func:`document_digest` of its text.
+    """
+    doc_ids = sorted(documents)
+    base_numbers = dict(zip(base_doc_ids, range(len(base_doc_ids))))
+    by_digest: dict[bytes, int] = {}
+    for k, digest in enumerate(base_digests):
+        by_digest.setdefault(digest, k)
+    sources, new_ids = [], []
+    for doc_id in doc_ids:
+        b = base_numbers.get(doc_id)
+        digest = digests[doc_id]
+        if b is None or base_digests[b] != digest:
+            b = by_digest.get(digest)
+        if b is None:
+            b = -1 - len(new_ids)
+            new_ids.append(doc_id)
+        sources.append(b)
+    return doc_ids, sources, new_ids
 
 
 def reused_index(
@@ -77,112 +87,155 @@ def reused_index(
     become the index's originals. Same contract as ``build_corpus_index`` (an empty
     mapping gives an empty index; ``build`` raises ``TypeError`` for a non-str text).
     """
-    doc_ids = sorted(documents)
-    table = _table(base)
-    base_numbers = {doc_id: k for k, doc_id in enumerate(table.doc_ids)}
-    by_digest: dict[bytes, int] = {}
-    for k, digest in enumerate(base_digests):
-        by_digest.setdefault(digest, k)
-    reused, in_place = [], np.zeros(len(doc_ids), bool)  # in place: the same id and text in ``base``
-    for k, doc_id in enumerate(doc_ids):
-        b = base_numbers.get(doc_id)
-        in_place[k] = b is not None and base_digests[b] == digests[doc_id]
-        reused.append(b if in_place[k] else by_digest.get(digests[doc_id], -1))
-    if all(b < 0 for b in reused):  # nothing to reuse (another corpus): the build alone
+    doc_ids, sources, new_ids = reuse_plan(base.doc_ids, base_digests, documents, digests)
+    if len(new_ids) == len(doc_ids):  # nothing to reuse (another corpus): the build alone
         return build(documents)
-    new_texts = {d: documents[d] for d, b in zip(doc_ids, reused) if b < 0}
-    empty = Postings.empty()
-    fresh = build(new_texts) if new_texts else CorpusIndex([], DocumentTable([], [], []), {}, [], empty, empty)
-    fresh_table = _table(fresh)
-    # one vocabulary: the base's ids stay, the fresh index's new strings come after them
-    strings, vocab, n_known = list(base.strings), dict(base.vocab), len(base.strings)
-    fresh_ids = np.fromiter((vocab.setdefault(s, len(vocab)) for s in fresh.strings), np.int64, len(fresh.strings))
-    strings.extend(s for s in fresh.strings if vocab[s] >= n_known)  # setdefault numbered them in this order
-    n_base = len(table)
-    sources = np.array([b if b >= 0 else n_base + fresh.doc_number(d) for d, b in zip(doc_ids, reused)], np.int64)
-    base_first, base_tokens, base_starts, base_ends = _flat(table)
-    fresh_first, fresh_tokens, fresh_starts, fresh_ends = _flat(fresh_table)
-    first, tokens, starts, ends = _gathered(
-        np.concatenate([base_first, fresh_first[1:] + base_first[-1]]),
-        sources.reshape(-1),
-        np.concatenate([base_tokens.astype(np.int64), fresh_ids[fresh_tokens]]),
-        np.concatenate([base_starts, fresh_starts]),
-        np.concatenate([base_ends, fresh_ends]),
-    )
-    parts = _per_document_parts(table, fresh_table, fresh_ids, sources)
-    used = np.zeros(len(strings), bool)
-    used[tokens] = True
-    used[[w for by_position in parts["joined_words"].values() for r in by_position.values() for w, _ in r]] = True
-    renumbered = None
-    if not used.all():  # strings only replaced or removed documents held: dropped, as a cold build never has them
-        renumbered = np.cumsum(used) - 1
-        tokens = renumbered[tokens]
-        parts["joined_words"] = {
-            k: {p: tuple((int(renumbered[w]), end) for w, end in r) for p, r in by_position.items()}
-            for k, by_position in parts["joined_words"].items()
-        }
-        strings = [s for s, keep in zip(strings, used.tolist()) if keep]
-        vocab = dict(zip(strings, range(len(strings))))
-    segments = [TokenSegment(0, first, tokens.astype(np.int32), starts, ends)] if doc_ids else []
-    merged = DocumentTable(doc_ids, [documents[d] for d in doc_ids], segments, **parts)
-    doc_map = np.full(n_base, -1, np.int64)  # base document -> its number here when kept in place, else -1
-    doc_map[sources[in_place]] = np.flatnonzero(in_place)
-    postings = _spliced_postings(base, merged, doc_map, renumbered, ~in_place, len(strings))
-    return CorpusIndex(doc_ids, merged, vocab, strings, *postings)
+    fresh = build({d: documents[d] for d in new_ids}) if new_ids else EMPTY_INDEX
+    return merged_index(base, fresh, doc_ids, [documents[d] for d in doc_ids], sources)
+
+
+#: The index of no document (the part a corpus with nothing new adds).
+EMPTY_INDEX = CorpusIndex([], DocumentTable([], [], []), {}, [], Postings.empty(), Postings.empty())
 
 
 def _table(index: CorpusIndex) -> DocumentTable:
     return DocumentTable.of(index.docs)
 
 
+def merged_index(
+    base: CorpusIndex, fresh: CorpusIndex, doc_ids: list[str], originals: list[str], sources: Sequence[int]
+) -> CorpusIndex:
+    """The index of documents ``doc_ids`` (texts ``originals``) from the parts of ``base`` and ``fresh``.
+
+    ``sources[k]``: ``base``'s document number holding document ``k``'s part, or ``-1 - j``
+    for ``fresh``'s document ``j`` (see :func:`reuse_plan`). The tokens of runs of
+    consecutive base documents stay views of ``base``'s arrays (no copy unless a string
+    drops out of the vocabulary); a base document kept under its own id keeps its
+    postings, the others' are built and spliced in. Equal to a cold build (see the module).
+    """
+    table, fresh_table = _table(base), _table(fresh)
+    n_base = len(table)
+    strings, vocab, n_known = list(base.strings), dict(base.vocab), len(base.strings)
+    fresh_ids = np.fromiter((vocab.setdefault(s, len(vocab)) for s in fresh.strings), np.int64, len(fresh.strings))
+    strings.extend(s for s in fresh.strings if vocab[s] >= n_known)  # setdefault numbered them in this order
+    base_ids = table.doc_ids
+    doc_map = [-1] * n_base  # base document -> its number here when kept under its own id, else -1
+    rebuilt = []
+    for k, (doc_id, b) in enumerate(zip(doc_ids, sources)):
+        if b >= 0 and base_ids[b] == doc_id and doc_map[b] < 0:
+            doc_map[b] = k
+        else:
+            rebuilt.append(k)
+    segments = _segments(table, fresh_table, fresh_ids, np.asarray(sources, np.int64).reshape(-1))
+    parts = _per_document_parts(table, fresh_table, fresh_ids, sources, doc_map, rebuilt)
+    merged = DocumentTable(doc_ids, originals, segments, **parts)
+    others = np.asarray(rebuilt, np.int64)
+    postings = _spliced_postings(base, merged, np.asarray(doc_map, np.int64), others, len(strings))
+    used = np.zeros(len(strings), bool)
+    used[postings[0].keys] = True  # every token and joined word is a token key (a cold build has no other string)
+    if not used.all():  # strings only replaced or removed documents held: dropped, as a cold build never has them
+        renumbered = np.cumsum(used) - 1
+        merged, postings = _renumbered(merged, postings, renumbered)
+        strings = [s for s, keep in zip(strings, used.tolist()) if keep]
+        vocab = dict(zip(strings, range(len(strings))))
+    return CorpusIndex(doc_ids, merged, vocab, strings, *postings)
+
+
+def _segments(table: DocumentTable, fresh: DocumentTable, fresh_ids: np.ndarray, sources: np.ndarray) -> list:
+    """Token segments of the merged documents: one per run of consecutive sources within one segment (views)."""
+    n_base, n = len(table), len(sources)
+    if not n:
+        return []
+    unified = np.where(sources < 0, n_base - 1 - sources, sources)  # fresh document j is n_base + j
+    every = table.segments + fresh.segments
+    starts = np.array([s.first_doc for s in table.segments] + [n_base + s.first_doc for s in fresh.segments])
+    seg_of = np.searchsorted(starts, unified, "right") - 1
+    breaks = np.flatnonzero((np.diff(unified) != 1) | (np.diff(seg_of) != 0)) + 1
+    bounds = [0, *breaks.tolist(), n]
+    segments = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        number = int(seg_of[lo])
+        segment = every[number]
+        local = int(unified[lo] - starts[number])
+        first = segment.first[local : local + hi - lo + 1]
+        t0, t1 = int(first[0]), int(first[-1])
+        ids = segment.token_ids[t0:t1]
+        if number >= len(table.segments):  # a fresh document: its ids into the merged vocabulary
+            ids = fresh_ids[ids].astype(np.int32)
+        segments.append(TokenSegment(lo, first - t0, ids, segment.starts[t0:t1], segment.ends[t0:t1]))
+    return segments
+
+
+def _renumbered(merged: DocumentTable, postings: tuple, renumbered: np.ndarray) -> tuple[DocumentTable, tuple]:
+    """``merged`` and its postings with token ids mapped by ``renumbered`` (ascending, so every order stays)."""
+    segments = [replace(s, token_ids=renumbered[s.token_ids].astype(np.int32)) for s in merged.segments]
+    joined = {
+        k: {p: tuple((int(renumbered[w]), end) for w, end in r) for p, r in by_position.items()}
+        for k, by_position in merged.joined_words.items()
+    }
+    tokens, pairs = postings
+    pair_keys = (renumbered[pairs.keys >> 32] << 32) | renumbered[pairs.keys & 0xFFFFFFFF]
+    return replace(merged, segments=segments, joined_words=joined), (
+        replace(tokens, keys=renumbered[tokens.keys]),
+        replace(pairs, keys=pair_keys),
+    )
+
+
 def _postings_of(table: DocumentTable, numbers: np.ndarray, n_ids: int) -> tuple[Postings, Postings]:
-    """The build's postings of documents ``numbers`` of ``table`` (one segment), numbered ``0..len(numbers)-1``."""
-    if not len(numbers) or not table.segments:
+    """The build's postings of documents ``numbers`` of ``table``, numbered ``0..len(numbers)-1``."""
+    if not len(numbers):
         return Postings.empty(), Postings.empty()
-    segment = table.segments[0]  # the merged table: one segment
-    first, tokens = _gathered(segment.first, numbers, segment.token_ids)
+    rows = [np.frombuffer(table[k].token_bytes, np.int32) for k in numbers.tolist()]
+    first = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum([len(r) for r in rows], out=first[1:])
+    tokens = np.concatenate(rows)
     extra = _ExtraKeys()
     for j, k in enumerate(numbers.tolist()):
         if k in table.joined_words:
-            extra.add(j, tokens[first[j] : first[j + 1]].tolist(), table.joined_words[k])
+            extra.add(j, rows[j].tolist(), table.joined_words[k])
     return _postings([TokenSegment(0, first, tokens, tokens, tokens)], extra, n_ids)  # offsets unused here
 
 
 def _spliced_postings(
-    base: CorpusIndex,
-    merged: DocumentTable,
-    doc_map: np.ndarray,
-    renumbered: np.ndarray | None,
-    rebuilt: np.ndarray,
-    n_ids: int,
+    base: CorpusIndex, merged: DocumentTable, doc_map: np.ndarray, others: np.ndarray, n_ids: int
 ) -> tuple[Postings, Postings]:
     """``(token postings, pair postings)`` of ``merged``: ``base``'s, for the documents kept in place, spliced
-    with those the build gives the ``rebuilt`` documents (a mask by merged number).
+    with those the build gives the ``others`` (merged numbers of the documents not kept in place).
 
-    ``doc_map``: base document -> merged number, -1 when not kept in place; ``renumbered``:
-    base token id -> merged id (``None``: the same); ``n_ids``: the merged vocabulary's size.
-    A kept document's keys are its own (tokens, adjacent pairs, joined words), so they
-    carry over; both mappings keep their order, so the kept postings stay sorted in
-    compressed-row form and the rebuilt ones are inserted at their places (found by one
-    ``searchsorted``): no sort of the corpus's postings.
+    ``doc_map``: base document -> merged number, -1 when not kept in place; token ids are
+    ``base``'s (the merged vocabulary extends it). A kept document's keys are its own
+    (tokens, adjacent pairs, joined words), so they carry over; ``doc_map`` keeps their
+    order, so the kept postings stay sorted in compressed-row form and the rebuilt ones
+    are inserted at their places (a binary search each): no sort of the corpus's postings.
     """
-    others = np.flatnonzero(rebuilt)
     fresh = _postings_of(merged, others, n_ids)
-    out = []
-    for old, new, pairs in zip((base.token_postings, base.pair_postings), fresh, (False, True)):
+    identity = bool(len(doc_map)) and len(doc_map) == len(merged) and _keeps_numbers(doc_map)
+    out, doc_map = [], doc_map.astype(np.int32)  # int32 gathers: half the memory of int64 over the postings
+    for old, new in zip((base.token_postings, base.pair_postings), fresh):
         keys = old.keys
-        if renumbered is not None:
-            keys = (renumbered[keys >> 32] << 32) | renumbered[keys & 0xFFFFFFFF] if pairs else renumbered[keys]
-        mapped = doc_map[old.docs]
-        kept = mapped >= 0
-        counts = np.add.reduceat(kept, old.offsets[:-1].astype(np.int64), dtype=np.int64) if len(keys) else keys
+        if identity:  # the kept documents keep their numbers (an edit, no addition or removal)
+            mapped = old.docs
+            kept = (doc_map >= 0)[old.docs] if len(others) else None
+        else:
+            mapped = doc_map[old.docs]
+            kept = mapped >= 0
+        if kept is None:
+            counts, docs = np.diff(old.offsets).astype(np.int64), mapped
+        else:
+            counts = np.add.reduceat(kept, old.offsets[:-1].astype(np.int64), dtype=np.int64) if len(keys) else keys
+            docs = mapped[kept]
         held = counts > 0
         new_keys, new_docs = new.expanded()
-        out.append(_inserted(keys[held], counts[held], mapped[kept], new_keys, others[new_docs], len(merged)))
+        out.append(_inserted(keys[held], counts[held], docs, new_keys, others[new_docs]))
     return out[0], out[1]
 
 
-def _inserted(keys, counts, docs, new_keys, new_docs, n_docs: int) -> Postings:
+def _keeps_numbers(doc_map: np.ndarray) -> bool:
+    kept = doc_map >= 0
+    return bool(np.array_equal(doc_map[kept], np.flatnonzero(kept)))
+
+
+def _inserted(keys, counts, docs, new_keys, new_docs) -> Postings:
     """Postings of ``keys`` (ascending; ``counts[i]`` documents each, ``docs`` end to end, ascending per key)
     with the pairs ``(new_keys[j], new_docs[j])`` added (none of them already there)."""
     order = np.lexsort((new_docs, new_keys))
@@ -190,11 +243,18 @@ def _inserted(keys, counts, docs, new_keys, new_docs, n_docs: int) -> Postings:
     at_key = np.searchsorted(keys, new_keys)
     present = at_key < len(keys)
     present[present] = keys[at_key[present]] == new_keys[present]
-    # each posting ranked by (its key's place, document): ascending, so one searchsorted places every new pair
-    span = n_docs + 1
-    ranked = np.repeat(np.arange(len(keys), dtype=np.int64) * span, counts) + docs
-    places = np.searchsorted(ranked, at_key * span + np.where(present, new_docs, -1))
-    all_docs = np.insert(docs, places, new_docs).astype(np.int32)
+    # each new pair goes into its key's run of documents (ascending) at the place a binary search finds:
+    # one C bisect per new pair, no array the size of the corpus's postings
+    bounds = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    lo = bounds[at_key]
+    hi = np.where(present, bounds[np.minimum(at_key + 1, len(keys))], lo)
+    docs = np.ascontiguousarray(docs, np.int32)
+    view = memoryview(docs)
+    places = np.fromiter(
+        map(bisect_left, repeat(view), new_docs.tolist(), lo.tolist(), hi.tolist()), np.int64, len(new_docs)
+    )
+    all_docs = np.insert(docs, places, new_docs.astype(np.int32))
     added = np.unique(new_keys[~present])
     all_keys = np.insert(keys, np.searchsorted(keys, added), added)
     all_counts = np.insert(counts, np.searchsorted(keys, added), 0)
@@ -204,26 +264,40 @@ def _inserted(keys, counts, docs, new_keys, new_docs, n_docs: int) -> Postings:
     return Postings(all_keys.astype(np.int64), offsets, all_docs)
 
 
-def _per_document_parts(table: DocumentTable, fresh: DocumentTable, fresh_ids: np.ndarray, sources: np.ndarray):
+def _per_document_parts(
+    table: DocumentTable, fresh: DocumentTable, fresh_ids: np.ndarray, sources, doc_map: list[int], rebuilt: list[int]
+) -> dict:
     """The keyword arguments of the merged :class:`DocumentTable` past its segments, by new document number.
 
-    ``sources[k]``: document ``k``'s number in ``table`` then ``fresh`` end to end; the
-    fresh documents' joined-word readings are mapped into the merged vocabulary (``fresh_ids``).
+    The kept documents' entries are ``table``'s under ``doc_map`` (one step per entry, not
+    per document); each of ``rebuilt`` takes its own from ``table`` or ``fresh``
+    (``sources``, see :func:`reuse_plan`), fresh joined-word readings mapped into the merged
+    vocabulary (``fresh_ids``).
     """
-    n_base = len(table)
-    parts: dict = {"negations": {}, "elision_stops": {}, "joined_words": {}, "brackets": {}}
-    ellipses = set()
-    for k, source in enumerate(sources.tolist()):
-        of, j = (table, source) if source < n_base else (fresh, source - n_base)
+    extra: dict = {"negations": {}, "elision_stops": {}, "joined_words": {}, "brackets": {}}
+    ellipses = {m for k in table.ellipses if (m := doc_map[k]) >= 0}
+    for k in rebuilt:
+        source = sources[k]
+        of, j = (table, source) if source >= 0 else (fresh, -1 - source)
         for name in ("negations", "elision_stops", "brackets"):
             value = getattr(of, name).get(j)
             if value is not None:
-                parts[name][k] = value
+                extra[name][k] = value
         joined = of.joined_words.get(j)
         if joined is not None:
-            parts["joined_words"][k] = joined if of is table else {
+            extra["joined_words"][k] = joined if of is table else {
                 p: tuple((int(fresh_ids[w]), end) for w, end in r) for p, r in joined.items()
             }  # fmt: skip
         if j in of.ellipses:
             ellipses.add(k)
+    parts = {name: _moved(getattr(table, name), doc_map, extra[name]) for name in extra}
     return {**parts, "ellipses": frozenset(ellipses)}
+
+
+def _moved(rows: Mapping, doc_map: list[int], extra: dict) -> Mapping:
+    """``rows`` (document number -> value) under ``doc_map`` (-1: dropped), with ``extra``'s entries added."""
+    if isinstance(rows, Rows):
+        return rows.renumbered(doc_map, extra)
+    moved = {m: v for k, v in rows.items() if (m := doc_map[k]) >= 0}
+    moved.update(extra)
+    return moved
