@@ -280,7 +280,15 @@ def test_project_walkthrough_lint_finds_the_conflict_then_passes(project_walk):
     assert "docs/1.0/guide.md=true, docs/1.0/reference.rst=False" in before and "CONFLICT" in before
     assert "lint fails: 0 directive problem(s), 1 conflict(s), 3 gap(s)" in before
     after = json.loads((folder / "lint-after.json").read_text())
-    assert after["summary"] == {"conflicts": 0, "exit_status": 0, "gaps": 3, "problems": 0, "strict": False}
+    assert after["summary"] == {
+        "conflicts": 0,
+        "declares_nothing": False,
+        "exit_status": 0,
+        "gaps": 3,
+        "pages": 4,
+        "problems": 0,
+        "strict": False,
+    }
     assert "0 added, 1 re-pinned, 3 unchanged, 0 removed" in (folder / "update.txt").read_text()
 
 
