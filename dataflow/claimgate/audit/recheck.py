@@ -23,16 +23,20 @@ from claimgate.audit.matching.settings import MatchSettings
 from claimgate.audit.recheck_statuses import DOCUMENT_REMOVED, HELD_VERDICT
 from claimgate.audit.text.normalize import normalize_text
 from claimgate.io.ledger_file import check_same_corpus, ledger_sources
-from claimgate.io.visible_text import VisibleText
+from claimgate.io.visible_text import VisibleText, raw_diagnosis
 
 
-def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, source_map, tokens: dict) -> dict:
-    """A citation row that held, its document changed: audited again (``intact`` or ``invalid``).
+def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, maps: Mapping, tokens: dict) -> dict:
+    """A citation row that held, its document changed: audited again in that document (``intact`` or ``invalid``).
 
-    ``tokens`` caches ``normalize_text`` of each changed document's text (``{doc_id: NormalizedText}``),
-    so a document cited by many rows is normalized once for their fingerprints.
+    Decided in the cited document alone (``other_documents=False``: only changed documents are indexed, so
+    no lookup in the others could be whole); ``maps`` (``{doc_id: VisibleText}``) puts spans and the
+    diagnosis of a rendered page into its file as written, as the audit's rows are. ``tokens`` caches
+    ``normalize_text`` of each changed document's text (``{doc_id: NormalizedText}``), so a document cited
+    by many rows is normalized once for their fingerprints.
     """
     doc_id, quote = row["doc_id"], row["quote"]
+    source_map = maps.get(doc_id)
     match = audit_quote(
         quote,
         doc_id,
@@ -41,6 +45,7 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, s
         min_fragment_tokens=settings.min_fragment_tokens,
         window_chars=settings.window_chars,
         max_steps=settings.max_steps,
+        other_documents=False,
     )
     spans = [{"start": s["start"], "end": s["end"]} for s in match["spans"] if s["doc_id"] == doc_id]
     if isinstance(source_map, VisibleText):
@@ -56,7 +61,7 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, s
         out.update(spans=spans, moved=spans != row["spans"], context_changed=new_print != row.get("fingerprint"))
     else:
         diagnosis = citation_diagnosis(quote, doc_id, match, passages, window_chars=settings.window_chars)
-        out.update(spans=[], audit_reason=match["reason"], diagnosis=diagnosis)
+        out.update(spans=[], audit_reason=match["reason"], diagnosis=raw_diagnosis(diagnosis, maps))
     return out
 
 
@@ -111,7 +116,7 @@ class Rechecker:
         if doc_id not in self.changed:
             return _row(row, line, "unchanged", row["verdict"]) | {"spans": _spans(row)}
         index, passages, settings = self.index, self.passages, self.settings
-        return _rechecked(row, line, index, passages, settings, self.maps.get(doc_id), self.tokens)
+        return _rechecked(row, line, index, passages, settings, self.maps, self.tokens)
 
 
 def _spans(row: dict) -> list:

@@ -168,10 +168,13 @@ def audit_quote(
     window_chars: int = 2000,
     max_steps: int = MATCH_STEP_LIMIT,
     report_elided: bool = False,
+    other_documents: bool = True,
 ) -> dict:
     """Audit one quote against its cited document, then (indexed) the rest of the corpus.
 
-    Keyword arguments are the fields of :class:`MatchSettings` (units there).
+    Keyword arguments are the fields of :class:`MatchSettings` (units there); ``other_documents=False``
+    decides in the cited document alone (``found`` or not, never ``misattributed``: a recheck indexes only
+    the changed documents, so a lookup in the others would be a lookup in a part of the corpus).
     Returns ``{"verdict", "reason", "match_kind", "matched_doc_ids", "spans"}`` (see
     docs/audit-rules.md, "Verdicts and reason codes"); with ``report_elided`` also
     ``elided``: what each ellipsis of the deciding placement leaves out (see
@@ -181,7 +184,7 @@ def audit_quote(
     ``found``; a match over ``max_steps`` is never ``found``.
     """
     settings = MatchSettings(min_tokens, min_fragment_tokens, window_chars, max_steps)
-    others = lambda parsed: candidate_documents(index, parsed).tolist()  # noqa: E731
+    others = lambda parsed: candidate_documents(index, parsed).tolist() if other_documents else []  # noqa: E731
     return _row(quote, _Citation(cited_doc_id, index, settings, others, report_elided))
 
 
