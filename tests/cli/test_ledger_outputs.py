@@ -11,8 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
+from claimgate.io.ledger_append import append_ledger
 
 from ..helpers import FIXTURES, cli
+
+EARLIER = {"kind": "citation", "corpus_sha256": "0" * 64, "sources": {"d": "1" * 64}, "citation_id": "old",
+           "doc_id": "d", "quote": "kept words", "verdict": "found", "spans": []}  # fmt: skip
 
 PAGE = "# Install\n\nThe cache keeps 40 entries by default.\n"
 
@@ -41,7 +45,8 @@ CLASHES = [("audit", "same"), ("gate", "same"), ("audit", "dotted"), ("gate", "d
 @pytest.mark.parametrize("name, clash", CLASHES)
 def test_the_ledger_may_not_be_another_output(capsys, tmp_path, name, clash):
     ledger = tmp_path / "ledger.jsonl"
-    ledger.write_text("earlier rows, kept\n", encoding="utf-8")
+    append_ledger(ledger, [EARLIER])
+    earlier = ledger.read_bytes()
     output = tmp_path / ("o.json" if name == "answer" else "o.jsonl")
     link = tmp_path / ("link.html" if clash == "report_link" else output.name)
     if clash.endswith("_link"):
@@ -55,7 +60,7 @@ def test_the_ledger_may_not_be_another_output(capsys, tmp_path, name, clash):
     code, out, err = cli(capsys, *_command(tmp_path, name), *options, "--ledger", str(ledger), "--quiet")
     assert code == 2, err
     assert err.splitlines()[-1].startswith("error: cannot write ") and "it is another output" in err
-    assert ledger.read_text(encoding="utf-8") == "earlier rows, kept\n"
+    assert ledger.read_bytes() == earlier
     assert clash == "output_link" or not output.exists()
 
 

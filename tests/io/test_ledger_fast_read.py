@@ -12,6 +12,7 @@ import json
 import pytest
 from claimgate.errors import IngestionError
 from claimgate.io.json_text import has_long_digit_run, lines_with_long_digit_runs
+from claimgate.io.ledger_append import append_ledger
 from claimgate.io.ledger_file import (
     CITATION_ID,
     DOC_ID,
@@ -20,7 +21,6 @@ from claimgate.io.ledger_file import (
     SOURCE,
     SPANS,
     VERDICT,
-    append_ledger,
     canonical_bytes,
     read_ledger,
     read_ledger_lines,

@@ -198,7 +198,7 @@ class Audit:
         results = run.results
         if ledger is not None:
             from claimgate.audit.ledger import citation_ledger_rows
-            from claimgate.io.ledger_file import append_ledger
+            from claimgate.io.ledger_append import append_ledger
 
             quotes = dict(zip(table["citation_id"], table["quote"]))
             append_ledger(ledger, citation_ledger_rows(drivers.audit_rows(run), quotes, run.documents, run.source_maps))
@@ -237,7 +237,7 @@ class Audit:
         run = run_answer(dict(answer), self._corpus, llm_call=judge, options=options, overrides=overrides)
         if ledger is not None:
             from claimgate.audit.ledger import answer_ledger_rows
-            from claimgate.io.ledger_file import append_ledger
+            from claimgate.io.ledger_append import append_ledger
 
             append_ledger(ledger, answer_ledger_rows(run.result, run.documents, run.source_maps))
         return run.result

@@ -235,7 +235,7 @@ class Gate:
         results = drivers.run_gate(self._loaded, case_table_frame(rows)).results
         if ledger is not None:
             from claimgate.gate.ledger_rows import request_ledger_rows
-            from claimgate.io.ledger_file import append_ledger
+            from claimgate.io.ledger_append import append_ledger
 
             pins = {e["source_id"]: e["sha256"] for e in self._loaded.manifest["sources"]}
             decided = zip(results["case_id"], (rows[p] for p in results["position"]), results["result"])

@@ -111,7 +111,7 @@ def run_answer_command(args: argparse.Namespace) -> int:
     write_json(output, result)
     if args.ledger:
         from claimgate.audit.ledger import answer_ledger_rows
-        from claimgate.io.ledger_file import append_ledger
+        from claimgate.io.ledger_append import append_ledger
 
         append_ledger(args.ledger, answer_ledger_rows(result, run.documents, run.source_maps))
     if args.annotated:

@@ -254,7 +254,7 @@ def append_citation_ledger(
     """Append the ledger rows of an audit's ``rows`` (quotes read from ``citations``, a file or rows);
     ``source_maps`` (``AuditRun.source_maps``): rendered pages' fingerprints from their visible text."""
     from claimgate.audit.ledger import citation_ledger_rows
-    from claimgate.io.ledger_file import append_ledger
+    from claimgate.io.ledger_append import append_ledger
     from claimgate.io.tables import read_citation_rows
 
     table = read_citation_rows(citations) if isinstance(citations, (str, Path)) else citations

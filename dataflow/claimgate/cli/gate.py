@@ -224,7 +224,7 @@ def run_title(run: drivers.GateRun) -> str:
 def append_request_ledger(path: str | Path, run: drivers.GateRun) -> None:
     """Append one ledger row per decided case of ``run`` (``gate.ledger_rows``; docs/recheck-rules.md)."""
     from claimgate.gate.ledger_rows import request_ledger_rows
-    from claimgate.io.ledger_file import append_ledger
+    from claimgate.io.ledger_append import append_ledger
 
     pins = dict(zip(run.verified_sources["source_id"], run.verified_sources["sha256"]))
     requests = dict(zip(run.case_rows["position"], run.case_rows["request"]))

@@ -18,9 +18,13 @@ def add_ledger_option(parser: argparse.ArgumentParser) -> None:
 
 
 def ledger_paths(args: argparse.Namespace) -> list[Path]:
-    """``[--ledger]`` when given (it must end in ``.jsonl``), else ``[]``: checked like any output."""
+    """``[--ledger]`` when given (it must end in ``.jsonl``), else ``[]``: checked like any output, and an
+    existing file checked to be a ledger before any work (``io.ledger_append.check_appendable``: exit 3)."""
     if getattr(args, "ledger", None) is None:
         return []
     if not args.ledger.lower().endswith(".jsonl"):
         raise UsageError("--ledger must end in .jsonl")
+    from claimgate.io.ledger_append import check_appendable
+
+    check_appendable(args.ledger)
     return [Path(args.ledger)]

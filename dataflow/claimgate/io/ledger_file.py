@@ -6,18 +6,15 @@ what one citation relied on so ``claimgate recheck`` can say later whether it st
 What it refuses to do: read a ledger it cannot trust. A truncated last line
 (``ledger_truncated``), a row whose checksum does not match its fields (``ledger_row_edited``),
 a row that is not a ledger row of this schema (``ledger_invalid``): each is one
-``IngestionError`` naming the line (1-based). Appending writes complete lines with one
-``write`` under an exclusive ``fcntl.flock``, so readers never see half a row.
+``IngestionError`` naming the line (1-based). Appending is ``io.ledger_append``.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -60,27 +57,6 @@ def sealed(row: dict) -> dict:
     body = {k: v for k, v in row.items() if k != "row_sha256"}
     body["schema"] = LEDGER_SCHEMA
     return {**body, "row_sha256": hashlib.sha256(canonical_bytes(body)).hexdigest()}
-
-
-def append_ledger(path: str | Path, rows: Iterable[dict]) -> int:
-    """Append ``rows`` (sealed, sorted keys) to the ledger at ``path``; returns how many were written.
-
-    All lines go out in one ``write`` under an exclusive ``flock`` (created when absent, ``0o666``
-    less the umask). A file not ending in a newline (an interrupted writer) is refused first:
-    ``IngestionError("ledger_truncated")``.
-    """
-    data = b"".join(canonical_bytes(sealed(r)) + b"\n" for r in rows)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (an interrupted write)")
-        if data:
-            os.write(fd, data)
-    finally:
-        os.close(fd)
-    return data.count(b"\n")
 
 
 def _row_problem(row: object) -> str:
@@ -141,19 +117,29 @@ def _ledger_bytes(path: str | Path) -> bytes:
     return data
 
 
+def checked_line(line: bytes) -> tuple[dict | None, str, str]:
+    """One ledger line (bytes, no newline) read and checked: ``(row, "", "")``, or ``(None, reason, why)`` with
+    ``reason`` ``ledger_invalid`` (not JSON, not a ledger row of this schema) or ``ledger_row_edited``; the
+    one statement of what a line must be, for reading and for appending (``io.ledger_append``)."""
+    try:
+        row = _loads(line)
+    except (UnicodeDecodeError, ValueError):
+        return None, "ledger_invalid", "not a JSON line"
+    problem = _row_problem(row)
+    if problem:
+        return None, "ledger_invalid", f"not a ledger row ({problem})"
+    if not _seal_holds(line, row) and sealed(row)["row_sha256"] != row["row_sha256"]:
+        return None, "ledger_row_edited", "the row's checksum does not match its fields"
+    return row, "", ""
+
+
 def _rows_reference(path: str | Path, data: bytes) -> list[dict]:
     """The rows of ``data``, one line at a time, each refusal at the first line that has it (``read_ledger``)."""
     rows = []
     for number, line in enumerate(data.splitlines(), 1):
-        try:
-            row = _loads(line)
-        except (UnicodeDecodeError, ValueError):
-            raise IngestionError("ledger_invalid", f"{path}:{number}: not a JSON line") from None
-        problem = _row_problem(row)
-        if problem:
-            raise IngestionError("ledger_invalid", f"{path}:{number}: not a ledger row ({problem})")
-        if not _seal_holds(line, row) and sealed(row)["row_sha256"] != row["row_sha256"]:
-            raise IngestionError("ledger_row_edited", f"{path}:{number}: the row's checksum does not match its fields")
+        row, reason, why = checked_line(line)
+        if reason:
+            raise IngestionError(reason, f"{path}:{number}: {why}")
         rows.append(row)
     if not rows:
         raise IngestionError("ledger_invalid", f"{path}: no ledger row")

@@ -145,7 +145,7 @@ def test_property_a_row_recorded_as_not_found_is_never_invalid(tmp_path_factory,
 
 @pytest.mark.parametrize("verdict", ["not_found", "misattributed", "insufficient_quote", "invalid_citation"])
 def test_every_rejected_verdict_is_not_held_and_carried(verdict, tmp_path):
-    from claimgate.io.ledger_file import append_ledger
+    from claimgate.io.ledger_append import append_ledger
 
     path = tmp_path / "l.jsonl"
     Audit.from_corpus(OLD).check(CITES[:1], ledger=path)
