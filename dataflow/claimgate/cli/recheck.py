@@ -75,23 +75,6 @@ def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]
     ]
 
 
-def recheck_page(rows: list[dict], title: str) -> str:
-    """The review page: one card per row (status, citation, document, diagnosis), escaped, filterable."""
-    from claimgate.report.page import attribute, badge, escaped, filter_bar, page
-
-    cards = []
-    for row in rows:
-        key = row.get("citation_id", row.get("case_id"))
-        detail = row_reason(row)
-        cards.append(
-            f'<div class="card" data-verdict="{attribute(row["status"])}" data-reason="{attribute(detail)}">'
-            f"{badge(row['status'])} <b>{escaped(key)}</b> in {escaped(row.get('doc_id', ''))} "
-            f"(ledger line {row['ledger_line']}): {escaped(detail)}</div>"
-        )
-    statuses, reasons = [r["status"] for r in rows], [row_reason(r) for r in rows]
-    return page(title, filter_bar(statuses, reasons) + "".join(cards))
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_document_options(parser, project=True)
     add_schema(parser)
@@ -133,8 +116,13 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     if args.summary:
         write_summary(args.summary, summary(statuses, reasons))
     if args.report:
+        from claimgate.report.views import recheck_page
+
         rows = rows if rows is not None else [json.loads(line) for line in lines]
-        write_text_file(args.report, recheck_page(rows, f"Recheck of {args.ledger}"))
+        quotes = {line: r.get("quote", "") for line, r in enumerate(read.rows(), 1)}
+        documents, maps = current_documents(args)  # read again, for the report only: the run kept no copy
+        page = recheck_page(rows, quotes, reasons, documents, maps, f"Recheck of {args.ledger}")
+        write_text_file(args.report, page)
     if not args.quiet:
         counts = Counter(statuses)
         print(", ".join(f"{n} {s}" for s, n in counts.items()) or "no ledger row")

@@ -69,11 +69,12 @@ def _edits(edits: list[dict]) -> str:
     )
 
 
-def citation_card(row: dict, documents: dict, maps: Mapping[str, object] | None = None) -> str:
+def citation_card(row: dict, documents: dict, maps: Mapping[str, object] | None = None, note: str = "") -> str:
     """The card of one audit row (``audit_rows``/``Audit.check`` fields), filterable by verdict and reason.
 
     ``documents``: the run's ``{doc_id: text}``; ``maps``: its ``{doc_id: VisibleText | PdfPages}``
     (``AuditRun.source_maps``), so a rendered page's passage is marked where its spans are (``passage_of``).
+    ``note`` (plain text, escaped here) is a line under the cited document (a recheck's ledger line).
     """
     verdict, reason = str(row.get("verdict")), str(row.get("reason"))
     parts = [
@@ -81,6 +82,7 @@ def citation_card(row: dict, documents: dict, maps: Mapping[str, object] | None 
         f'data-reason="{attribute(reason)}">',
         f"<h3>{escaped(row.get('citation_id'))} {badge(verdict)} <code>{escaped(reason)}</code></h3>",
         f"<div>cited document: <code>{escaped(row.get('doc_id'))}</code></div>",
+        f"<div>{escaped(note)}</div>" if note else "",
         _section("quote", escaped(row.get("quote", ""))),
     ]
     by_doc: dict[str, list[tuple[int, int]]] = {}

@@ -1,4 +1,4 @@
-"""The three review pages: an audit's citations, an answer's claims, a gate run's cases."""
+"""The review pages: an audit's citations, an answer's claims, a gate run's cases, a recheck's rows."""
 
 from __future__ import annotations
 
@@ -103,3 +103,45 @@ def gate_page(entries: list[dict], pictures: dict[int, str | None] | None = None
     reasons = [str(e["result"].get("reason")) for e in entries]
     cards = [case_card(e, safe_svg(pictures.get(i))) for i, e in enumerate(entries)]
     return page(title, filter_bar(statuses, reasons) + ("".join(cards) or "<p>no cases</p>"))
+
+
+#: The statuses whose row's spans slice today's cited document (a recheck row; docs/recheck-rules.md).
+SPANS_IN_TODAYS_TEXT = ("unchanged", "intact")
+
+
+def recheck_card(row: dict, quote: str, reason: str, documents: dict, maps: dict | None = None) -> str:
+    """One recheck row as an audit card: the status as its badge, ``reason`` beside it (a summary's reason,
+    ``audit.recheck_statuses.row_reason``), the quote from the ledger, the passage its spans mark in today's
+    document (``unchanged``/``intact`` rows), or the diagnosis with today's nearest passage and edits
+    (``invalid``); ``not_held`` and removed documents show the quote and their recorded verdict only."""
+    status = str(row["status"])
+    if "case_id" in row:  # a prepared request's row: its decision then and now
+        card = {"citation_id": row["case_id"], "verdict": status, "reason": reason}
+        was = f"{row.get('old_status')} ({row.get('old_reason')}, value {row.get('old_value')})"
+        now = f"{row.get('new_status')} ({row.get('new_reason')}, value {row.get('new_value')})"
+        return citation_card(card, documents, maps, note=f"ledger line {row.get('ledger_line')}: was {was}, now {now}")
+    spans = row.get("spans") or [] if status in SPANS_IN_TODAYS_TEXT else []
+    card = {
+        "citation_id": row.get("citation_id"),
+        "verdict": status,
+        "reason": reason,
+        "doc_id": row.get("doc_id"),
+        "quote": quote,
+        "spans": [{"doc_id": row.get("doc_id"), "start": s["start"], "end": s["end"]} for s in spans],
+        "diagnosis": row.get("diagnosis") if (row.get("diagnosis") or {}).get("nearest") else None,
+    }
+    moved = " (moved)" if row.get("moved") else ""
+    note = f"ledger line {row.get('ledger_line')}: audited {row.get('old_verdict')}, now {row.get('verdict')}{moved}"
+    return citation_card(card, documents, maps, note=note)
+
+
+def recheck_page(rows: list[dict], quotes: dict[int, str], reasons: list[str], documents: dict, maps: dict,
+                 title: str = "Recheck") -> str:  # fmt: skip
+    """The recheck's review page: one :func:`recheck_card` per row (``quotes`` by 1-based ledger line,
+    ``reasons`` in row order), filterable by status and reason; self-contained, everything escaped."""
+    cards = [
+        recheck_card(row, quotes.get(row["ledger_line"], ""), reason, documents, maps)
+        for row, reason in zip(rows, reasons)
+    ]
+    statuses = [str(r["status"]) for r in rows]
+    return page(title, filter_bar(statuses, reasons) + ("".join(cards) or "<p>no ledger rows</p>"))
