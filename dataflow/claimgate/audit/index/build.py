@@ -31,7 +31,14 @@ import pyarrow as pa
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
 from claimgate.audit.index.types import CorpusIndex, elision_stops
-from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE, bracket_texts, fold_ellipses, footnote_alternatives
+from claimgate.audit.text.marks import (
+    ELLIPSIS_RE,
+    bracket_texts,
+    ellipsis_starts,
+    fold_ellipses,
+    footnote_alternatives,
+    has_footnote_marker,
+)
 from claimgate.audit.text.negation import (
     _APOSTROPHES,
     NEGATION_TOKENS,
@@ -103,16 +110,11 @@ def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[st
     if any("\x00" in t for t in originals):
         return {local for local, t in enumerate(originals) if _document_marks(t)[0]}, brackets
     folded = fold_ellipses("\x00".join(originals))
-    with_ellipsis: set[int] = set()
-    nuls = None
-    for m in ELLIPSIS_RE.finditer(folded):
-        if nuls is None:
-            nuls = (
-                np.flatnonzero(code_points(folded) == 0)
-                if not folded.isascii()
-                else np.flatnonzero(np.frombuffer(folded.encode("ascii"), dtype=np.uint8) == 0)
-            )
-        with_ellipsis.add(int(np.searchsorted(nuls, m.start())))
+    starts = ellipsis_starts(folded)  # each alternative scanned from its first character (marks.py)
+    if not starts:
+        return set(), brackets
+    nuls = np.flatnonzero(code_points(folded) == 0)
+    with_ellipsis = set(np.searchsorted(nuls, starts).tolist())
     return with_ellipsis, brackets
 
 
@@ -292,7 +294,7 @@ def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra
             if local in chunk.joins:
                 doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
                 joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
-            if "[" in originals[local] and FOOTNOTE_RE.search(originals[local]):  # a reading without the marker
+            if has_footnote_marker(originals[local]):  # a reading without the marker
                 doc_ids = ids[lo:hi].tolist()
                 doc_starts, doc_ends = chunk.starts[lo:hi].tolist(), chunk.ends[lo:hi].tolist()
                 joined_words = footnote_alternatives(originals[local], doc_starts, doc_ends, doc_ids, joined_words)
