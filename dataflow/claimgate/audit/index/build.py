@@ -27,6 +27,7 @@ from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
@@ -60,11 +61,12 @@ CHUNK_CHARS = 1 << 20
 
 
 class _Vocabulary:
-    """Token strings and their ids, in first-seen order."""
+    """Token strings and their ids, in first-seen order (``strings`` also as one pyarrow array, ``known``)."""
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.strings: list[str] = []
+        self.known = pa.array([], type=pa.large_string())  # strings[:len(known)], for pc.index_in
 
     def intern(self, token: str) -> int:
         tid = self.ids.get(token)
@@ -74,12 +76,18 @@ class _Vocabulary:
         return tid
 
     def encode(self, tokens: pa.Array) -> np.ndarray:
-        """int64 ids of ``tokens``: one dictionary encoding, then one lookup per distinct token."""
+        """int64 ids of ``tokens``: one dictionary encoding, the distinct tokens looked up in C
+        (``pyarrow.compute.index_in``), and one Python step per token never seen before (in first-seen order)."""
         if not len(tokens):
             return np.empty(0, dtype=np.int64)
         encoded = tokens.dictionary_encode()
-        distinct = encoded.dictionary.to_pylist()
-        ids = np.fromiter(map(self.intern, distinct), dtype=np.int64, count=len(distinct))
+        distinct = encoded.dictionary
+        if len(self.known) < len(self.strings):  # interned one by one since (reference documents, joined words)
+            self.known = pa.concat_arrays([self.known, pa.array(self.strings[len(self.known) :], pa.large_string())])
+        ids = pc.fill_null(pc.index_in(distinct, value_set=self.known), -1).to_numpy().astype(np.int64)
+        fresh = np.flatnonzero(ids < 0)
+        if len(fresh):
+            ids[fresh] = np.fromiter(map(self.intern, distinct.take(pa.array(fresh)).to_pylist()), np.int64, len(fresh))
         return ids[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
