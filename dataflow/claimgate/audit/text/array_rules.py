@@ -230,7 +230,7 @@ def _tokens(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[i
     starts, ends = np.concatenate(pieces_s), np.concatenate(pieces_e)
     order = np.argsort(starts, kind="stable")
     # Tokens never overlap: ends follow the order of starts, except that a split's end closes the token before it.
-    starts, ends = starts[order], (np.sort(ends) if context is not None and len(splits) else ends[order])
+    starts, ends = starts[order], (np.sort(ends, kind="stable") if context is not None and len(splits) else ends[order])
     spelled = {} if context is None else dict(zip(context.long_starts, context.long_spellings, strict=True))
     return starts, ends, in_word, spelled
 
