@@ -33,7 +33,6 @@ from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
 from claimgate.audit.index.types import CorpusIndex, elision_stops
 from claimgate.audit.text.marks import (
-    ELLIPSIS_RE,
     bracket_texts,
     ellipsis_starts,
     fold_ellipses,
@@ -48,7 +47,7 @@ from claimgate.audit.text.negation import (
     negation_positions,
     unchecked_script_positions,
 )
-from claimgate.audit.text.normalize import NormalizedChunk, code_points, normalized_chunk
+from claimgate.audit.text.normalize import NormalizedChunk, normalized_chunk
 
 __all__ = ["CHUNK_CHARS", "NormalizedChunk", "build_corpus_index", "normalized_chunk"]
 from claimgate.audit.text.reference import (
@@ -103,27 +102,21 @@ def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
         yield range(start, len(doc_ids))
 
 
-def _document_marks(original: str) -> tuple[bool, frozenset[str]]:
-    """``(has_ellipsis, brackets)`` of a document (see quote_parsing)."""
-    return bool(ELLIPSIS_RE.search(fold_ellipses(original))), bracket_texts(original)
-
-
 def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[str]]]:
     """``(documents with an ellipsis of their own, brackets by document)`` of a chunk, by local number.
 
-    One ellipsis search over the chunk's texts joined by NUL (no ellipsis or
-    bracket spelling holds a NUL); per document when a text holds a NUL itself.
+    One search per alternative of the ellipsis pattern over the chunk's folded texts joined
+    by NUL (no match holds a NUL, so none reaches across documents, even where a text holds
+    a NUL itself); a match's document comes from the texts' lengths.
     """
     brackets = {local: bracket_texts(t) for local, t in enumerate(originals) if "[" in t}
-    if any("\x00" in t for t in originals):
-        return {local for local, t in enumerate(originals) if _document_marks(t)[0]}, brackets
-    folded = fold_ellipses("\x00".join(originals))
-    starts = ellipsis_starts(folded)  # each alternative scanned from its first character (marks.py)
+    folded = [fold_ellipses(t) for t in originals]
+    starts = ellipsis_starts("\x00".join(folded))  # each alternative scanned from its first character (marks.py)
     if not starts:
         return set(), brackets
-    nuls = np.flatnonzero(code_points(folded) == 0)
-    with_ellipsis = set(np.searchsorted(nuls, starts).tolist())
-    return with_ellipsis, brackets
+    lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    return set((np.searchsorted(bases, starts, "right") - 1).tolist()), brackets
 
 
 def _document_tokens_reference(original: str, vocab: _Vocabulary):

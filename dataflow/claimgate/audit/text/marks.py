@@ -41,8 +41,11 @@ def fold_ellipses(quote: str) -> str:
     """``quote`` with every dot spelling of :data:`DOT_SPELLINGS` written as full stops.
 
     Applied before ellipses are looked for, so ``⋯⋯``, ``．．．`` and ``…`` are ellipses
-    like ``...``; no token changes (dots are separators either way).
+    like ``...``; no token changes (dots are separators either way). An ASCII text holds no such
+    spelling and is returned as is.
     """
+    if quote.isascii():
+        return quote
     return _DOT_SPELLING_RE.sub(lambda m: DOT_SPELLINGS[m.group()], quote)
 
 
