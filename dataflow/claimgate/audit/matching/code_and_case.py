@@ -60,6 +60,9 @@ _SYMBOL_SPELLINGS = ((">=", "\u2265"), ("<=", "\u2264"), ("!=", "\u2260"), ("+/-
 #: Markup, not code: a backtick span's marks are left out of the compared punctuation.
 _MARKUP = "`"
 _EDGE_RE = re.compile(r"^[\W_]*|[\W_]*$")
+#: What :func:`punctuation` drops besides format characters: letters and digits (``str.isalnum``: the
+#: regex's ``[^\W_]``), white space (``str.isspace``: ``\s``) and the markup's backticks.
+_NOT_PUNCTUATION_RE = re.compile(r"[^\W_]|\s|" + re.escape(_MARKUP))
 
 
 def is_code_shaped(quote: str) -> bool:
@@ -76,10 +79,10 @@ def punctuation(text: str) -> str:
     text = _BROKEN_WORD_RE.sub("", unicodedata.normalize("NFKC", text)).translate(PUNCTUATION_FOLDS)
     for ascii_spelling, symbol in _SYMBOL_SPELLINGS:
         text = text.replace(ascii_spelling, symbol)
-    text = _EDGE_RE.sub("", text)
-    return "".join(
-        c for c in text if not (c.isalnum() or c.isspace() or c in _MARKUP or unicodedata.category(c) == "Cf")
-    )
+    text = _NOT_PUNCTUATION_RE.sub("", _EDGE_RE.sub("", text))
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[tuple[bool, str]]:
