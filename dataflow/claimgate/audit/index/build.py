@@ -318,20 +318,21 @@ def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra
 
 
 def _spliced(first: np.ndarray, pieces: dict[int, tuple], *columns: np.ndarray):
-    """``columns`` with the tokens of ``pieces`` (local document -> one list per column) at their documents."""
-    n_docs = len(first) - 1
+    """``columns`` with the tokens of ``pieces`` (local document -> one list per column) at their documents.
+
+    A document in ``pieces`` has no tokens in ``columns`` (the array rules left it out), so its
+    tokens go in before the next document's first token: one ``np.insert`` per column.
+    """
     counts = np.diff(first)
-    for local, piece in pieces.items():
-        counts[local] = len(piece[0])
-    new_first = np.zeros(n_docs + 1, np.int64)
+    order = sorted(pieces)
+    sizes = [len(pieces[local][0]) for local in order]
+    for local, size in zip(order, sizes, strict=True):
+        counts[local] = size
+    new_first = np.zeros(len(first), np.int64)
     np.cumsum(counts, out=new_first[1:])
+    at = np.repeat(first[order], sizes) if order else np.empty(0, np.int64)
     out = []
     for c, column in enumerate(columns):
-        parts = []
-        for local in range(n_docs):
-            if local in pieces:
-                parts.append(np.asarray(pieces[local][c], dtype=np.int32))
-            else:
-                parts.append(column[first[local] : first[local + 1]])
-        out.append(np.concatenate(parts) if parts else column[:0])
+        values = [np.asarray(pieces[local][c], dtype=np.int32) for local in order]
+        out.append(np.insert(column, at, np.concatenate(values)) if len(at) else column)
     return (*out, new_first)
