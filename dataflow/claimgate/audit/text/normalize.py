@@ -122,6 +122,27 @@ def _holding(positions: np.ndarray, lo: np.ndarray, hi: np.ndarray, reach: int =
     return out
 
 
+def _in_range(values: np.ndarray, least: int, most: int) -> np.ndarray:
+    """``least <= values <= most``, element-wise (any unsigned dtype: compared as int64)."""
+    wide = values.astype(np.int64)
+    return (wide >= least) & (wide <= most)
+
+
+def _only_blanks_between(ocp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per ``i``: is ``ocp[starts[i]:ends[i]]`` free of ASCII characters that are not white space?
+
+    (A character outside ASCII may be white space: a superset test, decided again by the case rule.)
+    """
+    gaps = np.maximum(ends - starts, 0)  # tokens of a folded text may overlap in the original: no gap
+    total = int(gaps.sum())
+    if total == 0:
+        return np.ones(len(gaps), dtype=bool)
+    owner = np.repeat(np.arange(len(gaps)), gaps)
+    at = np.repeat(starts - (np.cumsum(gaps) - gaps), gaps) + np.arange(total)
+    solid = np.bincount(owner, weights=_SOLID[np.minimum(ocp[at], 128)], minlength=len(gaps))
+    return solid == 0
+
+
 def _with_original_case(tokens: pa.LargeStringArray, at: np.ndarray, lo: np.ndarray, ocp: np.ndarray):
     """``tokens`` with ``tokens[at]`` spelled as their original characters ``ocp[lo[p]:...]`` (ASCII: the same bytes,
     only their case differs, so the offsets stay)."""
@@ -154,23 +175,23 @@ def _case_kept(tokens: pa.Array, chunk: NormalizedChunk, norm_cps: np.ndarray, n
     lo = chunk.starts.astype(np.int64) + obases[local_doc]
     hi = chunk.ends.astype(np.int64) + obases[local_doc]
     upper = (ocp - 65).astype(np.uint8) < 26 if ocp.dtype == np.uint8 else (ocp - 65) < 26
-    capital = _holding(np.flatnonzero(upper), lo, hi)
+    capitals = np.flatnonzero(upper)
+    capital = _holding(capitals, lo, hi)
     maybe = np.zeros(len(lo), dtype=bool)
     mixed = np.zeros(len(lo), dtype=bool)
-    if capital.any():
-        lower = (ocp - 97) < 26
-        digit = (ocp - 48) < 10
-        pair = np.flatnonzero(lower[:-1] & upper[1:])  # 'aB'
-        triple = np.flatnonzero(upper[:-2] & upper[1:-1] & lower[2:])  # 'ABc'
+    if capital.any():  # the mixed-case pairs are read next to the capitals only
+        n = len(ocp)
+        pair = capitals[capitals > 0] - 1
+        pair = pair[_in_range(ocp[pair], 97, 122)]  # 'aB'
+        triple = capitals[capitals + 2 < n]
+        triple = triple[_in_range(ocp[triple + 1], 65, 90) & _in_range(ocp[triple + 2], 97, 122)]  # 'ABc'
         mixed = _holding(pair, lo, hi, 2) | _holding(triple, lo, hi, 3)
-        maybe = mixed | _holding(np.flatnonzero(digit), lo, hi)
+        maybe = mixed | _holding(np.flatnonzero((ocp - 48) < 10), lo, hi)
         last = norm_cps[np.maximum(norm_ends - 1, 0)].astype(np.int64)
         ends_in_digit = np.where(last < TABLE_SIZE, _ISDIGIT[np.minimum(last, TABLE_SIZE - 1)], False)
         # after a number: white space only between (a character outside ASCII may be white space)
-        solid = _SOLID[np.minimum(ocp, 128)]
-        solid = np.concatenate([[0], np.cumsum(solid, dtype=np.int64)])
-        spaced = solid[lo[1:]] == solid[hi[:-1]]
-        maybe[1:] |= ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1]) & spaced
+        after = np.flatnonzero(ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1]) & capital[1:]) + 1
+        maybe[after[_only_blanks_between(ocp, hi[after - 1], lo[after])]] = True
         maybe &= capital
     if ocp.dtype != np.uint8:
         maybe |= _holding(np.flatnonzero(ocp >= 128), lo, hi)
