@@ -61,3 +61,14 @@ def test_the_memo_is_bounded_and_drops_its_oldest_texts(monkeypatch) -> None:
 def test_a_repeated_quote_is_normalized_once() -> None:
     assert memo.remember(["the same quote", "the same quote"]) == 1
     assert memo.remember(["the same quote"]) == 0
+
+
+def test_threads_sharing_the_memo_get_the_reference_values(monkeypatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(memo, "MEMO_TEXTS", 8)  # entries dropped while other threads add theirs
+    texts = [f"thread quote {i} readTimeout" for i in range(200)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(memo.normalized, texts * 3))
+    assert got == [normalize_text_reference(t) for t in texts * 3]
+    assert len(memo._memo) <= 8

@@ -18,6 +18,7 @@ result depends on. Rules: docs/audit-rules.md, "Normalization".
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from claimgate.audit.text.normalize import normalized_chunk
@@ -29,12 +30,14 @@ MEMO_TEXTS = 1 << 14
 BATCH_TEXTS = 4096
 
 _memo: dict[str, NormalizedText] = {}
+_lock = threading.Lock()  # threads of one process (an executor's) share the memo
 
 
 def _keep(text: str, value: NormalizedText) -> None:
-    if len(_memo) >= MEMO_TEXTS:
-        del _memo[next(iter(_memo))]  # the oldest entry (dicts keep insertion order)
-    _memo[text] = value
+    with _lock:
+        if len(_memo) >= MEMO_TEXTS:
+            del _memo[next(iter(_memo))]  # the oldest entry (dicts keep insertion order)
+        _memo[text] = value
 
 
 def normalized(text: str) -> NormalizedText:
@@ -75,4 +78,5 @@ def remember(texts: Iterable[object]) -> int:
 
 def forget() -> None:
     """Empty the memo (tests; a long-lived process never needs to: it is bounded)."""
-    _memo.clear()
+    with _lock:
+        _memo.clear()
