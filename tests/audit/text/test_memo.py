@@ -72,3 +72,9 @@ def test_threads_sharing_the_memo_get_the_reference_values(monkeypatch) -> None:
         got = list(pool.map(memo.normalized, texts * 3))
     assert got == [normalize_text_reference(t) for t in texts * 3]
     assert len(memo._memo) <= 8
+
+
+def test_a_text_over_the_quote_cap_is_not_normalized_ahead() -> None:
+    huge = "word " * (memo.REMEMBER_MAX_CHARS // 5 + 1)
+    assert memo.remember([huge, "a short quote"]) == 1
+    assert huge not in memo._memo

@@ -28,6 +28,9 @@ from claimgate.audit.text.reference import NormalizedText, normalize_text_refere
 MEMO_TEXTS = 1 << 14
 #: Texts normalized together by one :func:`remember` step (a run of quotes is a few hundred KB).
 BATCH_TEXTS = 4096
+#: Longer texts are not normalized ahead by :func:`remember` (a quote is at most 65,536 characters,
+#: ``io.tables.MAX_QUOTE_CHARS``; a longer one is refused unread): :func:`normalized` computes them if asked.
+REMEMBER_MAX_CHARS = 1 << 16
 
 _memo: dict[str, NormalizedText] = {}
 _lock = threading.Lock()  # threads of one process (an executor's) share the memo
@@ -55,11 +58,13 @@ def normalized(text: str) -> NormalizedText:
 def remember(texts: Iterable[object]) -> int:
     """Normalize the ``str`` items of ``texts`` not yet held, :data:`BATCH_TEXTS` at a time, into the memo.
 
-    Items that are not ``str`` are skipped (the callers report them). Returns how many
+    Items that are not ``str``, and texts over :data:`REMEMBER_MAX_CHARS`, are skipped. Returns how many
     texts were normalized by the array rules; a text they leave to the reference
     tokenizer is not held (``normalized`` computes it when asked).
     """
-    fresh = list(dict.fromkeys(t for t in texts if isinstance(t, str) and t not in _memo))
+    fresh = list(
+        dict.fromkeys(t for t in texts if isinstance(t, str) and len(t) <= REMEMBER_MAX_CHARS and t not in _memo)
+    )
     done = 0
     for lo in range(0, len(fresh), BATCH_TEXTS):
         batch = fresh[lo : lo + BATCH_TEXTS]
