@@ -31,6 +31,7 @@ from claimgate.audit.index.cache import cached_corpus_index
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.judge import judge_citation
 from claimgate.audit.matching.audit import audit_quote
+from claimgate.audit.text import memo
 from claimgate.errors import bounded_detail
 from claimgate.io.tables import QUOTE_TOO_LONG_REASON
 from claimgate.io.visible_text import raw_diagnosis, raw_spans
@@ -102,6 +103,8 @@ def citation_matches(
 
     report_elided = llm_call is not None
     outcomes = []
+    # the quotes to match normalized together (a memo: the same values); a refused row's quote is never read
+    memo.remember(q for q, p in zip(citation_table["quote"], citation_table["citation_problem"], strict=True) if not p)
     rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), citation_table["citation_problem"])
     for quote, doc_id, problem in tqdm(
         rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress
@@ -154,6 +157,8 @@ def citation_diagnoses(
     values: list[dict | None] = [None] * len(citation_matches)
     if diagnose:
         passages = PassageIndex(normalized_sources)
+        gated = zip(citation_matches["quote"], citation_matches["gate_verdict"], strict=True)
+        memo.remember(q for q, v in gated if v != "invalid_citation")  # held since the gate ran, unless dropped
         rows = zip(
             citation_matches["quote"],
             citation_matches["doc_id"],

@@ -33,8 +33,9 @@ from claimgate.audit.diagnosis.kinds import (
 from claimgate.audit.index.types import CorpusIndex
 from claimgate.audit.matching.quote_parsing import EDGE_ELISION_TOKENS, edge_ellipses
 from claimgate.audit.text.marks import fold_ellipses
+from claimgate.audit.text.memo import normalized as normalized_text
 from claimgate.audit.text.negation import negation_positions
-from claimgate.audit.text.reference import NormalizedText, normalize_text_reference
+from claimgate.audit.text.reference import NormalizedText
 
 
 def _quote_ids(quote: NormalizedText, index: CorpusIndex) -> np.ndarray:
@@ -268,7 +269,7 @@ def diagnosis_with_steps(
         return None, 0
     if verdict == "insufficient_quote" and match["reason"] not in ("too_few_tokens", "fragment_too_short"):
         return None, 0
-    normalized = normalize_text_reference(quote)
+    normalized = normalized_text(quote)
     if not normalized.tokens:
         return None, 0
     budget = ad.StepBudget(max_steps)

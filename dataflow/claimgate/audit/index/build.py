@@ -27,11 +27,18 @@ from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
 from claimgate.audit.index.types import CorpusIndex, elision_stops
-from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE, bracket_texts, fold_ellipses, footnote_alternatives
+from claimgate.audit.text.marks import (
+    bracket_texts,
+    ellipsis_starts,
+    fold_ellipses,
+    footnote_alternatives,
+    has_footnote_marker,
+)
 from claimgate.audit.text.negation import (
     _APOSTROPHES,
     NEGATION_TOKENS,
@@ -40,7 +47,7 @@ from claimgate.audit.text.negation import (
     negation_positions,
     unchecked_script_positions,
 )
-from claimgate.audit.text.normalize import NormalizedChunk, code_points, normalized_chunk
+from claimgate.audit.text.normalize import NormalizedChunk, normalized_chunk
 
 __all__ = ["CHUNK_CHARS", "NormalizedChunk", "build_corpus_index", "normalized_chunk"]
 from claimgate.audit.text.reference import (
@@ -53,11 +60,12 @@ CHUNK_CHARS = 1 << 20
 
 
 class _Vocabulary:
-    """Token strings and their ids, in first-seen order."""
+    """Token strings and their ids, in first-seen order (``strings`` also as one pyarrow array, ``known``)."""
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.strings: list[str] = []
+        self.known = pa.array([], type=pa.large_string())  # strings[:len(known)], for pc.index_in
 
     def intern(self, token: str) -> int:
         tid = self.ids.get(token)
@@ -67,12 +75,18 @@ class _Vocabulary:
         return tid
 
     def encode(self, tokens: pa.Array) -> np.ndarray:
-        """int64 ids of ``tokens``: one dictionary encoding, then one lookup per distinct token."""
+        """int64 ids of ``tokens``: one dictionary encoding, the distinct tokens looked up in C
+        (``pyarrow.compute.index_in``), and one Python step per token never seen before (in first-seen order)."""
         if not len(tokens):
             return np.empty(0, dtype=np.int64)
         encoded = tokens.dictionary_encode()
-        distinct = encoded.dictionary.to_pylist()
-        ids = np.fromiter(map(self.intern, distinct), dtype=np.int64, count=len(distinct))
+        distinct = encoded.dictionary
+        if len(self.known) < len(self.strings):  # interned one by one since (reference documents, joined words)
+            self.known = pa.concat_arrays([self.known, pa.array(self.strings[len(self.known) :], pa.large_string())])
+        ids = pc.fill_null(pc.index_in(distinct, value_set=self.known), -1).to_numpy().astype(np.int64)
+        fresh = np.flatnonzero(ids < 0)
+        if len(fresh):
+            ids[fresh] = np.fromiter(map(self.intern, distinct.take(pa.array(fresh)).to_pylist()), np.int64, len(fresh))
         return ids[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
@@ -88,32 +102,21 @@ def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
         yield range(start, len(doc_ids))
 
 
-def _document_marks(original: str) -> tuple[bool, frozenset[str]]:
-    """``(has_ellipsis, brackets)`` of a document (see quote_parsing)."""
-    return bool(ELLIPSIS_RE.search(fold_ellipses(original))), bracket_texts(original)
-
-
 def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[str]]]:
     """``(documents with an ellipsis of their own, brackets by document)`` of a chunk, by local number.
 
-    One ellipsis search over the chunk's texts joined by NUL (no ellipsis or
-    bracket spelling holds a NUL); per document when a text holds a NUL itself.
+    One search per alternative of the ellipsis pattern over the chunk's folded texts joined
+    by NUL (no match holds a NUL, so none reaches across documents, even where a text holds
+    a NUL itself); a match's document comes from the texts' lengths.
     """
     brackets = {local: bracket_texts(t) for local, t in enumerate(originals) if "[" in t}
-    if any("\x00" in t for t in originals):
-        return {local for local, t in enumerate(originals) if _document_marks(t)[0]}, brackets
-    folded = fold_ellipses("\x00".join(originals))
-    with_ellipsis: set[int] = set()
-    nuls = None
-    for m in ELLIPSIS_RE.finditer(folded):
-        if nuls is None:
-            nuls = (
-                np.flatnonzero(code_points(folded) == 0)
-                if not folded.isascii()
-                else np.flatnonzero(np.frombuffer(folded.encode("ascii"), dtype=np.uint8) == 0)
-            )
-        with_ellipsis.add(int(np.searchsorted(nuls, m.start())))
-    return with_ellipsis, brackets
+    folded = [fold_ellipses(t) for t in originals]
+    starts = ellipsis_starts("\x00".join(folded))  # each alternative scanned from its first character (marks.py)
+    if not starts:
+        return set(), brackets
+    lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
+    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    return set((np.searchsorted(bases, starts, "right") - 1).tolist()), brackets
 
 
 def _document_tokens_reference(original: str, vocab: _Vocabulary):
@@ -292,7 +295,7 @@ def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra
             if local in chunk.joins:
                 doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
                 joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
-            if "[" in originals[local] and FOOTNOTE_RE.search(originals[local]):  # a reading without the marker
+            if has_footnote_marker(originals[local]):  # a reading without the marker
                 doc_ids = ids[lo:hi].tolist()
                 doc_starts, doc_ends = chunk.starts[lo:hi].tolist(), chunk.ends[lo:hi].tolist()
                 joined_words = footnote_alternatives(originals[local], doc_starts, doc_ends, doc_ids, joined_words)
@@ -315,20 +318,21 @@ def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra
 
 
 def _spliced(first: np.ndarray, pieces: dict[int, tuple], *columns: np.ndarray):
-    """``columns`` with the tokens of ``pieces`` (local document -> one list per column) at their documents."""
-    n_docs = len(first) - 1
+    """``columns`` with the tokens of ``pieces`` (local document -> one list per column) at their documents.
+
+    A document in ``pieces`` has no tokens in ``columns`` (the array rules left it out), so its
+    tokens go in before the next document's first token: one ``np.insert`` per column.
+    """
     counts = np.diff(first)
-    for local, piece in pieces.items():
-        counts[local] = len(piece[0])
-    new_first = np.zeros(n_docs + 1, np.int64)
+    order = sorted(pieces)
+    sizes = [len(pieces[local][0]) for local in order]
+    for local, size in zip(order, sizes, strict=True):
+        counts[local] = size
+    new_first = np.zeros(len(first), np.int64)
     np.cumsum(counts, out=new_first[1:])
+    at = np.repeat(first[order], sizes) if order else np.empty(0, np.int64)
     out = []
     for c, column in enumerate(columns):
-        parts = []
-        for local in range(n_docs):
-            if local in pieces:
-                parts.append(np.asarray(pieces[local][c], dtype=np.int32))
-            else:
-                parts.append(column[first[local] : first[local + 1]])
-        out.append(np.concatenate(parts) if parts else column[:0])
+        values = [np.asarray(pieces[local][c], dtype=np.int32) for local in order]
+        out.append(np.insert(column, at, np.concatenate(values)) if len(at) else column)
     return (*out, new_first)

@@ -192,12 +192,28 @@ def _pass_pairs(blocks, packing: _Packing | None):
         return keys[fresh], docs[fresh].astype(np.int32)
     packed = np.concatenate(parts) if parts else np.empty(0, np.int64)
     del parts
-    packed.sort()
+    packed = _sorted(packed)
     fresh = np.ones(len(packed), dtype=bool)
     fresh[1:] = packed[1:] != packed[:-1]
     packed = packed[fresh]
     docs = (packed & ((1 << packing.doc_bits) - 1)).astype(np.int32)
     return packing.unpack_key(packing.key_part(packed)), docs
+
+
+def _sorted(packed: np.ndarray) -> np.ndarray:
+    """``packed`` (int64) sorted ascending; as uint32 offsets from its least value when they fit (a token pass:
+    a range of ids and the documents; sorting 4-byte values takes about 60% of the time of 8-byte ones)."""
+    if len(packed) == 0:
+        return packed
+    least = int(packed.min())
+    if int(packed.max()) - least < 1 << 32:
+        narrow = (packed - least).astype(np.uint32)
+        narrow.sort()
+        out = narrow.astype(np.int64)
+        out += least
+        return out
+    packed.sort()
+    return packed
 
 
 def joined_word_keys(ids: list[int], joined_words: dict[int, tuple[JoinedWord, ...]]) -> tuple[list[int], list[int]]:

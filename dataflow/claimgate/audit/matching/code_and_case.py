@@ -27,8 +27,11 @@ CODE_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])|=\s*\[|\]\s*=|\w\s+:\s+\[|(?<!`)`
 
 
 def reads_as_code(quote: str) -> bool:
-    """Are ``quote``'s brackets code (:data:`CODE_RE`)? Then they are literal text, never the editor's."""
-    return CODE_RE.search(quote) is not None
+    """Are ``quote``'s brackets code (:data:`CODE_RE`)? Then they are literal text, never the editor's.
+
+    Every alternative of :data:`CODE_RE` holds a bracket: a text without one is not searched.
+    """
+    return ("[" in quote or "]" in quote) and CODE_RE.search(quote) is not None
 
 
 #: A quote is shaped like code, so its punctuation is compared (docs/audit-rules.md, "Brackets in
@@ -59,12 +62,17 @@ _BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])- (?=[^\
 _SYMBOL_SPELLINGS = ((">=", "\u2265"), ("<=", "\u2264"), ("!=", "\u2260"), ("+/-", "\u00b1"))
 #: Markup, not code: a backtick span's marks are left out of the compared punctuation.
 _MARKUP = "`"
-_EDGE_RE = re.compile(r"^[\W_]*|[\W_]*$")
+_EDGE_RE = re.compile(r"^[\W_]*|[\W_]*$")  # the rule as a pattern: _between_words applies it
+_WORD_CHARACTER_RE = re.compile(r"[^\W_]")  # a letter or digit (the edges of _EDGE_RE)
+#: What :func:`punctuation` drops besides format characters: letters and digits (``str.isalnum``: the
+#: regex's ``[^\W_]``), white space (``str.isspace``: ``\s``) and the markup's backticks.
+_NOT_PUNCTUATION_RE = re.compile(r"[^\W_]|\s|" + re.escape(_MARKUP))
 
 
 def is_code_shaped(quote: str) -> bool:
     """Is ``quote`` shaped like code (:data:`CODE_SHAPE_RE`, :data:`CODE_RE`)? Then its punctuation counts."""
-    return CODE_SHAPE_RE.search(quote) is not None or reads_as_code(quote)
+    shaped = "(" in quote or ":" in quote or "=" in quote or "->" in quote  # each alternative holds one of these
+    return (shaped and CODE_SHAPE_RE.search(quote) is not None) or reads_as_code(quote)
 
 
 def punctuation(text: str) -> str:
@@ -73,13 +81,25 @@ def punctuation(text: str) -> str:
     NFKC, curly quotes and dashes folded (:data:`PUNCTUATION_FOLDS`), a word broken by a hyphen at
     a line end (or before a space) joined, white space, backticks and format characters (soft hyphen) dropped.
     """
-    text = _BROKEN_WORD_RE.sub("", unicodedata.normalize("NFKC", text)).translate(PUNCTUATION_FOLDS)
+    text = unicodedata.normalize("NFKC", text)
+    if "-" in text:  # both of the pattern's alternatives hold a hyphen
+        text = _BROKEN_WORD_RE.sub("", text)
+    if not text.isascii():  # every character the folds change is outside ASCII
+        text = text.translate(PUNCTUATION_FOLDS)
     for ascii_spelling, symbol in _SYMBOL_SPELLINGS:
         text = text.replace(ascii_spelling, symbol)
-    text = _EDGE_RE.sub("", text)
-    return "".join(
-        c for c in text if not (c.isalnum() or c.isspace() or c in _MARKUP or unicodedata.category(c) == "Cf")
-    )
+    text = _NOT_PUNCTUATION_RE.sub("", _between_words(text))
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def _between_words(text: str) -> str:
+    """``_EDGE_RE.sub("", text)``: ``text`` from its first to its last letter or digit (``""`` without one)."""
+    first = _WORD_CHARACTER_RE.search(text)
+    if first is None:
+        return ""
+    return text[first.start() : len(text) - _WORD_CHARACTER_RE.search(text[::-1]).start()]
 
 
 def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[tuple[bool, str]]:

@@ -32,6 +32,7 @@ from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bi
     INSERTS_NEGATION,
 )
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
+from claimgate.audit.text.memo import normalized as normalized_text
 from claimgate.audit.text.negation import DEGREE_NEGATION_TOKENS, negation_positions, unchecked_script_positions
 from claimgate.audit.text.reference import (
     CJK_RANGES,
@@ -39,7 +40,6 @@ from claimgate.audit.text.reference import (
     SOUTHEAST_ASIAN_RANGES,
     JoinedWord,
     joined_word_alternatives,
-    normalize_text_reference,
 )
 
 #: Most source tokens one bracketed editorial insertion may stand for.
@@ -132,7 +132,7 @@ def _no_tokens(raw: str) -> bool:
     """Does ``raw`` give no token and hold no bracket?"""
     if BRACKET_RE.search(raw) or _ALNUM_RE.search(raw):
         return False  # a letter or digit always gives a token
-    return not normalize_text_reference(raw).tokens
+    return not normalized_text(raw).tokens
 
 
 def source_marks_reading(quote: str, source_brackets: frozenset[str], source_has_ellipsis: bool) -> str | None:
@@ -164,7 +164,7 @@ def source_marks_reading(quote: str, source_brackets: frozenset[str], source_has
 
 def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     """The editor's bracket ``[content]``: does it negate, which numbers does it state."""
-    normalized = normalize_text_reference(content)
+    normalized = normalized_text(content)
     tokens = normalized.tokens
     negates = len(negation_positions(normalized)) > 0
     numbers = tuple(token_id(t) for t in tokens if any(c.isdigit() for c in t))
@@ -258,7 +258,7 @@ def _fragment(
             else:  # a leading bracket is unanchored: it stands for nothing
                 edge_violations |= _unanchored(piece)
             continue
-        normalized = normalize_text_reference(piece)
+        normalized = normalized_text(piece)
         if not normalized.tokens:
             continue
         token_ids = tuple(token_id(t) for t in normalized.tokens)

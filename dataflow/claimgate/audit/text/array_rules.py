@@ -230,7 +230,7 @@ def _tokens(cps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[i
     starts, ends = np.concatenate(pieces_s), np.concatenate(pieces_e)
     order = np.argsort(starts, kind="stable")
     # Tokens never overlap: ends follow the order of starts, except that a split's end closes the token before it.
-    starts, ends = starts[order], (np.sort(ends) if context is not None and len(splits) else ends[order])
+    starts, ends = starts[order], (np.sort(ends, kind="stable") if context is not None and len(splits) else ends[order])
     spelled = {} if context is None else dict(zip(context.long_starts, context.long_spellings, strict=True))
     return starts, ends, in_word, spelled
 
@@ -256,14 +256,17 @@ def token_array(
     if cps.dtype == np.uint8:
         data = chars.tobytes()
         offsets = char_offsets
-    else:
+    else:  # the characters outside ASCII (few) are respelled and counted where they stand
         chars = chars.astype(np.uint32)
+        wide = np.flatnonzero(chars >= 0x80)
+        sub = chars[wide]
         for code, spelling in _RESPELLINGS:
-            chars[chars == code] = spelling
+            sub[sub == code] = spelling
+        chars[wide] = sub
         data = chars.tobytes().decode("utf-32-le").encode("utf-8", "surrogatepass")
-        width = 1 + (chars >= 0x80) + (chars >= 0x800) + (chars >= 0x10000)
-        byte_ends = np.concatenate([[0], np.cumsum(width, dtype=np.int64)])
-        offsets = byte_ends[char_offsets]
+        extra = (sub >= 0x80).astype(np.int64) + (sub >= 0x800) + (sub >= 0x10000)  # UTF-8 bytes beyond one
+        extra_before = np.concatenate([[0], np.cumsum(extra)])
+        offsets = char_offsets + extra_before[np.searchsorted(wide, char_offsets)]
     out = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(data))
     if spelled:
         positions = sorted(spelled)

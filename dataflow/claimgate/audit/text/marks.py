@@ -26,6 +26,14 @@ DOT_SPELLINGS = {
 }  # fmt: skip
 _DOT_SPELLING_RE = re.compile("[" + "".join(DOT_SPELLINGS) + "]")
 ELLIPSIS_RE = re.compile(r"\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|…|\.(?:[ \t\u00a0]?\.){2,}")
+#: The alternatives of :data:`ELLIPSIS_RE`, grouped by their first character: a text holds a match of
+#: :data:`ELLIPSIS_RE` exactly where it holds a match of one of these. Each starts with a literal
+#: character, which the regex engine scans for (the alternation tries every position).
+_ELLIPSIS_PARTS = (
+    re.compile(r"\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]"),
+    re.compile("…"),
+    re.compile(r"\.(?:[ \t\u00a0]?\.){2,}"),
+)
 BRACKET_RE = re.compile(r"\[([^\[\]]*)\]")
 
 
@@ -33,9 +41,23 @@ def fold_ellipses(quote: str) -> str:
     """``quote`` with every dot spelling of :data:`DOT_SPELLINGS` written as full stops.
 
     Applied before ellipses are looked for, so ``⋯⋯``, ``．．．`` and ``…`` are ellipses
-    like ``...``; no token changes (dots are separators either way).
+    like ``...``; no token changes (dots are separators either way). An ASCII text holds no such
+    spelling and is returned as is.
     """
+    if quote.isascii():
+        return quote
     return _DOT_SPELLING_RE.sub(lambda m: DOT_SPELLINGS[m.group()], quote)
+
+
+def ellipsis_starts(text: str) -> list[int]:
+    """Start positions (characters, ascending) of the matches of :data:`ELLIPSIS_RE`'s alternatives in ``text``.
+
+    A stretch of ``text`` holds a match of :data:`ELLIPSIS_RE` exactly when one of these
+    positions starts a match inside it (the alternatives are searched one by one, each
+    from its literal first character; matches of different alternatives may overlap).
+    The corpus index build uses it to find the documents with an ellipsis of their own.
+    """
+    return sorted(m.start() for part in _ELLIPSIS_PARTS for m in part.finditer(text))
 
 
 def bracket_texts(source: str) -> frozenset[str]:
@@ -50,6 +72,20 @@ def bracket_texts(source: str) -> frozenset[str]:
 FOOTNOTE_RE = re.compile(
     r"(?<=[^\W\d_])\[\^?[1-9]\d{0,2}(?:\s?[,\u2013-]\s?[1-9]\d{0,2})*\](?=[ \t]*[^\W\d_]|[.,;:]?(?:\s|$))"
 )
+
+
+#: Where a footnote marker can start: its bracket, an optional caret and its first digit (a literal scan).
+_FOOTNOTE_OPEN_RE = re.compile(r"\[\^?[1-9]")
+
+
+def has_footnote_marker(text: str) -> bool:
+    """``FOOTNOTE_RE.search(text) is not None``, trying the pattern only where a marker's bracket opens.
+
+    The pattern starts with a look-behind, which the regex engine tries at every position;
+    here it is tried at each ``[`` followed by ``^?[1-9]`` (its look-behind still reads the
+    character before). Equal to the plain search on every text (tests/audit/text/test_marks.py).
+    """
+    return "[" in text and any(FOOTNOTE_RE.match(text, m.start()) for m in _FOOTNOTE_OPEN_RE.finditer(text))
 
 
 def footnote_markers(original: str, starts, ends) -> list[tuple[int, int]]:

@@ -113,20 +113,58 @@ def link_spans(norm: str) -> list[tuple[int, int]] | None:
     return spans
 
 
-def _tokens_holding(positions: np.ndarray, lo: np.ndarray, hi: np.ndarray, reach: int = 1) -> np.ndarray:
-    """Token positions (``lo``/``hi``: ascending spans) holding ``positions[i] .. positions[i] + reach - 1``."""
+def _holding(positions: np.ndarray, lo: np.ndarray, hi: np.ndarray, reach: int = 1) -> np.ndarray:
+    """Per token (``lo``/``hi``: ascending spans): does it hold ``positions[i] .. positions[i] + reach - 1``, some i?"""
     at = np.searchsorted(lo, positions, "right") - 1
     inside = (at >= 0) & (positions + reach <= hi[np.maximum(at, 0)])
-    return np.unique(at[inside])
+    out = np.zeros(len(lo), dtype=bool)
+    out[at[inside]] = True
+    return out
+
+
+def _in_range(values: np.ndarray, least: int, most: int) -> np.ndarray:
+    """``least <= values <= most``, element-wise (any unsigned dtype: compared as int64)."""
+    wide = values.astype(np.int64)
+    return (wide >= least) & (wide <= most)
+
+
+def _only_blanks_between(ocp: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per ``i``: is ``ocp[starts[i]:ends[i]]`` free of ASCII characters that are not white space?
+
+    (A character outside ASCII may be white space: a superset test, decided again by the case rule.)
+    """
+    gaps = np.maximum(ends - starts, 0)  # tokens of a folded text may overlap in the original: no gap
+    total = int(gaps.sum())
+    if total == 0:
+        return np.ones(len(gaps), dtype=bool)
+    owner = np.repeat(np.arange(len(gaps)), gaps)
+    at = np.repeat(starts - (np.cumsum(gaps) - gaps), gaps) + np.arange(total)
+    solid = np.bincount(owner, weights=_SOLID[np.minimum(ocp[at], 128)], minlength=len(gaps))
+    return solid == 0
+
+
+def _with_original_case(tokens: pa.LargeStringArray, at: np.ndarray, lo: np.ndarray, ocp: np.ndarray):
+    """``tokens`` with ``tokens[at]`` spelled as their original characters ``ocp[lo[p]:...]`` (ASCII: the same bytes,
+    only their case differs, so the offsets stay)."""
+    if not len(at):
+        return tokens
+    offsets = np.frombuffer(tokens.buffers()[1], dtype=np.int64)[: len(tokens) + 1]
+    data = np.frombuffer(tokens.buffers()[2], dtype=np.uint8).copy()
+    lengths = offsets[at + 1] - offsets[at]
+    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    data[np.repeat(offsets[at], lengths) + within] = ocp[np.repeat(lo[at], lengths) + within]
+    return pa.LargeStringArray.from_buffers(len(tokens), tokens.buffers()[1], pa.py_buffer(data))
 
 
 def _case_kept(tokens: pa.Array, chunk: NormalizedChunk, norm_cps: np.ndarray, norm_ends: np.ndarray, links):
     """``tokens`` with the case of the words whose case carries meaning (the reference's ``_cased``).
 
-    Only words that may keep their case are looked at in Python: an ASCII word holding a
-    capital and a mixed-case pair, a digit, or directly after a number; any word holding a
-    character outside ASCII. Links (``links``: token positions) keep none. Rules:
-    docs/audit-rules.md, "Case".
+    Only words that may keep their case are looked at: an ASCII word holding a capital
+    and a mixed-case pair, a digit, or directly after a number; any word holding a
+    character outside ASCII. A word of an ASCII document holding a mixed-case pair
+    (``readTimeout``, ``HTTPServer``) keeps its case as written (the rule's first case)
+    without a Python call; the others go through the reference's own function. Links
+    (``links``: token positions) keep none. Rules: docs/audit-rules.md, "Case".
     """
     originals, local_doc, first = chunk.originals, chunk.local_doc, chunk.first
     if not len(tokens):
@@ -137,30 +175,33 @@ def _case_kept(tokens: pa.Array, chunk: NormalizedChunk, norm_cps: np.ndarray, n
     lo = chunk.starts.astype(np.int64) + obases[local_doc]
     hi = chunk.ends.astype(np.int64) + obases[local_doc]
     upper = (ocp - 65).astype(np.uint8) < 26 if ocp.dtype == np.uint8 else (ocp - 65) < 26
-    capital = np.zeros(len(lo), dtype=bool)
-    capital[_tokens_holding(np.flatnonzero(upper), lo, hi)] = True
+    capitals = np.flatnonzero(upper)
+    capital = _holding(capitals, lo, hi)
     maybe = np.zeros(len(lo), dtype=bool)
-    if capital.any():
-        lower = (ocp - 97) < 26
-        digit = (ocp - 48) < 10
-        pair = np.flatnonzero(lower[:-1] & upper[1:])  # 'aB'
-        triple = np.flatnonzero(upper[:-2] & upper[1:-1] & lower[2:])  # 'ABc'
-        maybe[_tokens_holding(pair, lo, hi, 2)] = True
-        maybe[_tokens_holding(triple, lo, hi, 3)] = True
-        maybe[_tokens_holding(np.flatnonzero(digit), lo, hi)] = True
+    mixed = np.zeros(len(lo), dtype=bool)
+    if capital.any():  # the mixed-case pairs are read next to the capitals only
+        n = len(ocp)
+        pair = capitals[capitals > 0] - 1
+        pair = pair[_in_range(ocp[pair], 97, 122)]  # 'aB'
+        triple = capitals[capitals + 2 < n]
+        triple = triple[_in_range(ocp[triple + 1], 65, 90) & _in_range(ocp[triple + 2], 97, 122)]  # 'ABc'
+        mixed = _holding(pair, lo, hi, 2) | _holding(triple, lo, hi, 3)
+        maybe = mixed | _holding(np.flatnonzero((ocp - 48) < 10), lo, hi)
         last = norm_cps[np.maximum(norm_ends - 1, 0)].astype(np.int64)
         ends_in_digit = np.where(last < TABLE_SIZE, _ISDIGIT[np.minimum(last, TABLE_SIZE - 1)], False)
         # after a number: white space only between (a character outside ASCII may be white space)
-        solid = _SOLID[np.minimum(ocp, 128)]
-        solid = np.concatenate([[0], np.cumsum(solid, dtype=np.int64)])
-        spaced = solid[lo[1:]] == solid[hi[:-1]]
-        maybe[1:] |= ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1]) & spaced
+        after = np.flatnonzero(ends_in_digit[:-1] & (local_doc[1:] == local_doc[:-1]) & capital[1:]) + 1
+        maybe[after[_only_blanks_between(ocp, hi[after - 1], lo[after])]] = True
         maybe &= capital
     if ocp.dtype != np.uint8:
-        maybe[_tokens_holding(np.flatnonzero(ocp >= 128), lo, hi)] = True
+        maybe |= _holding(np.flatnonzero(ocp >= 128), lo, hi)
     if len(links):
         maybe[links] = False
-    at = np.flatnonzero(maybe)
+    # a mixed-case word of an ASCII document is its original text (token_rules.keeps_case's first case)
+    ascii_doc = np.fromiter(map(str.isascii, originals), dtype=bool, count=len(originals))
+    as_written = maybe & mixed & ascii_doc[local_doc]
+    tokens = _with_original_case(tokens, np.flatnonzero(as_written), lo, ocp)
+    at = np.flatnonzero(maybe & ~as_written)
     if not len(at):
         return tokens
     words = tokens.take(pa.array(at)).to_pylist()
