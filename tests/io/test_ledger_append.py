@@ -118,3 +118,28 @@ def test_the_command_refuses_before_any_work(capsys, tmp_path, command):
     code, _, err = cli(capsys, *args, "--output", str(output), "--ledger", str(table), "--quiet")
     assert code == 3 and "ledger_invalid: cannot append to" in err and "its first line" in err
     assert not output.exists() and table.read_text(encoding="utf-8").count("\n") == 1
+
+
+def test_a_fifo_as_ledger_is_refused_without_blocking(tmp_path):
+    import os
+
+    fifo = tmp_path / "l.jsonl"
+    os.mkfifo(fifo)
+    check_appendable(fifo)  # returns at once: nothing to read (the output checks refuse what is not a file)
+    with pytest.raises(IngestionError, match="not a regular file"):
+        append_ledger(fifo, [row(1)])
+
+
+def test_a_short_write_is_continued_until_every_line_is_out(tmp_path, monkeypatch):
+    import os
+
+    real_write, calls = os.write, []
+
+    def short(fd, data):
+        calls.append(len(data))
+        return real_write(fd, bytes(data[: max(1, len(data) // 3)]))
+
+    monkeypatch.setattr(ledger_append.os, "write", short)
+    path = tmp_path / "l.jsonl"
+    assert append_ledger(path, [row(1), row(2), row(3)]) == 3
+    assert len(calls) > 1 and [r["citation_id"] for r in read_ledger(path)] == ["c1", "c2", "c3"]

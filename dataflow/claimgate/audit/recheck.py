@@ -76,17 +76,22 @@ def _row(row: dict, line: int, status: str, verdict: object) -> dict:
     }
 
 
-def changed_documents(rows, hashes: Mapping[str, str]) -> set:
-    """The documents to index and audit again: cited by a citation row that held (``HELD_VERDICT``) and
-    recorded another hash than today's (``hashes``, ``{doc_id: sha256}``); ``rows`` are ledger rows (dicts)."""
-    return {
-        row["doc_id"]
-        for row in rows
-        if row["kind"] == "citation"
+def held_on_a_changed_document(row: dict, hashes: Mapping[str, str]) -> bool:
+    """Whether a ledger row (a dict) is a citation that held (``HELD_VERDICT``) on a document whose hash today
+    (``hashes``, ``{doc_id: sha256}``) is not the one it recorded: the rows a recheck audits again."""
+    doc_id = row.get("doc_id")
+    return (
+        row["kind"] == "citation"
         and row["verdict"] == HELD_VERDICT
-        and row["doc_id"] in hashes
-        and hashes[row["doc_id"]] != row["sources"].get(row["doc_id"])
-    }
+        and doc_id in hashes
+        and hashes[doc_id] != row["sources"].get(doc_id)
+    )
+
+
+def changed_documents(rows, hashes: Mapping[str, str]) -> set:
+    """The documents to index and audit again: those of the ledger ``rows`` (dicts) that
+    :func:`held_on_a_changed_document`."""
+    return {row["doc_id"] for row in rows if held_on_a_changed_document(row, hashes)}
 
 
 class Rechecker:

@@ -21,7 +21,7 @@ import orjson
 
 from claimgate.audit.ledger import document_hashes
 from claimgate.audit.matching.settings import MatchSettings
-from claimgate.audit.recheck import Rechecker
+from claimgate.audit.recheck import Rechecker, held_on_a_changed_document
 from claimgate.audit.recheck_statuses import HELD_VERDICT, row_reason
 from claimgate.io.ledger_file import (
     CITATION_ID,
@@ -112,10 +112,8 @@ def recheck_lines(
         elif item["kind"] == "citation":
             for source_id, sha in item["sources"].items():
                 recorded.setdefault(source_id, sha)
-            doc_id = item["doc_id"]
-            held = item["verdict"] == HELD_VERDICT
-            if held and doc_id in hashes and hashes[doc_id] != item["sources"].get(doc_id):
-                changed.add(doc_id)
+            if held_on_a_changed_document(item, hashes):
+                changed.add(item["doc_id"])
     check_same_corpus(recorded, hashes)
     rechecker = Rechecker(documents, hashes, changed, settings, source_maps)
     changed_lines = {_spelled(doc_id) for doc_id in changed if type(doc_id) is str}

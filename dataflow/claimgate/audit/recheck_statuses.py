@@ -7,8 +7,8 @@ loading the matcher.
 
 from __future__ import annotations
 
-#: A recheck row's ``status`` and what it says, in the order the rules page states them (docs/recheck-rules.md,
-#: "Statuses"); the one home of the statuses.
+#: A recheck row's ``status`` and what it says (docs/recheck-rules.md, "Statuses", which states ``not_held`` first,
+#: as ``Rechecker.row`` decides it first); the one home of the statuses.
 RECHECK_STATUSES = {
     "unchanged": "the cited document's bytes are the same (or it was unknown then and still is)",
     "intact": "the document changed; the quote is still found verbatim in it under today's rules",

@@ -103,12 +103,14 @@ def citation_matches(
 
     report_elided = llm_call is not None
     outcomes = []
-    # the quotes to match normalized together (a memo: the same values); a refused row's quote is never read
-    memo.remember(q for q, p in zip(citation_table["quote"], citation_table["citation_problem"], strict=True) if not p)
-    rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), citation_table["citation_problem"])
-    for quote, doc_id, problem in tqdm(
-        rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress
+    # the quotes to match normalized together, a block ahead (a memo: the same values); a refused row's is never read
+    problems = citation_table["citation_problem"].tolist()
+    ahead = [None if p else q for q, p in zip(citation_table["quote"].tolist(), problems, strict=True)]
+    rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), problems)
+    for i, (quote, doc_id, problem) in enumerate(
+        tqdm(rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress)
     ):
+        memo.remember_ahead(ahead, i)
         if problem:
             reason = QUOTE_TOO_LONG_REASON if problem.startswith(f"{QUOTE_TOO_LONG_REASON}:") else "invalid_citation"
             outcomes.append(("invalid_citation", reason, None, [], [], []))
@@ -158,7 +160,7 @@ def citation_diagnoses(
     if diagnose:
         passages = PassageIndex(normalized_sources)
         gated = zip(citation_matches["quote"], citation_matches["gate_verdict"], strict=True)
-        memo.remember(q for q, v in gated if v != "invalid_citation")  # held since the gate ran, unless dropped
+        ahead = [q if v != "invalid_citation" else None for q, v in gated]  # held since the gate ran, unless dropped
         rows = zip(
             citation_matches["quote"],
             citation_matches["doc_id"],
@@ -167,6 +169,7 @@ def citation_diagnoses(
             citation_matches["matched_doc_ids"],
         )
         for i, (quote, doc_id, verdict, reason, matched) in enumerate(rows):
+            memo.remember_ahead(ahead, i)
             match = {"verdict": verdict, "reason": reason, "matched_doc_ids": matched}
             values[i] = citation_diagnosis(quote, doc_id, match, passages, window_chars=window_chars)
     return pd.Series(values, dtype=object, index=citation_matches.index)

@@ -100,12 +100,13 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     with gc_paused():  # 100,000s of small long-lived objects: no collector pass over them (as the batch runs do)
         read = read_ledger_lines(args.ledger)  # canonical citation lines kept as bytes (io.ledger_file.LedgerLines)
         kinds = {"citation" if type(item) is tuple else item["kind"] for item in read.items}
+        documents, maps = current_documents(args) if "citation" in kinds else ({}, {})  # read once: rows and page
         if "request" not in kinds:  # citations only: rows of untouched documents written from their bytes
-            lines, statuses, reasons = _recheck_lines(read, args)
+            lines, statuses, reasons = _recheck_lines(read, documents, maps)
             rows = None
         else:
             ledger = read.rows()
-            rows = recheck_citations(ledger, *current_documents(args)) if "citation" in kinds else []
+            rows = recheck_citations(ledger, documents, None, maps) if "citation" in kinds else []
             rows = sorted([*rows, *recheck_requests(ledger, args)], key=lambda r: r["ledger_line"])
             lines, statuses, reasons = None, [r["status"] for r in rows], [row_reason(r) for r in rows]
         if lines is not None and output.suffix.lower() == ".jsonl":
@@ -119,8 +120,7 @@ def run_recheck_command(args: argparse.Namespace) -> int:
         from claimgate.report.views import recheck_page
 
         rows = rows if rows is not None else [json.loads(line) for line in lines]
-        quotes = {line: r.get("quote", "") for line, r in enumerate(read.rows(), 1)}
-        documents, maps = current_documents(args)  # read again, for the report only: the run kept no copy
+        quotes = {line: r.get("quote", "") for line, r in enumerate(read.rows(), 1)}  # the ledger's, for the cards
         page = recheck_page(rows, quotes, reasons, documents, maps, f"Recheck of {args.ledger}")
         write_text_file(args.report, page)
     if not args.quiet:
@@ -130,13 +130,13 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     return exit_status(statuses, fail_on)
 
 
-def _recheck_lines(read, args: argparse.Namespace) -> tuple:
-    """``audit.recheck_lines.recheck_lines`` against today's documents; pandas held back where nothing
-    imported it (a corpus file: no frame is built, so only pyarrow's array constructors would import it)."""
+def _recheck_lines(read, documents: dict, maps: dict) -> tuple:
+    """``audit.recheck_lines.recheck_lines`` against today's ``documents`` (and their source ``maps``); pandas
+    held back where nothing imported it (a corpus file: no frame is built, so only pyarrow's array
+    constructors would import it)."""
     from claimgate.audit.recheck_lines import recheck_lines
     from claimgate.runtime.imports import pandas_held_back
 
-    documents, maps = current_documents(args)
     with pandas_held_back():
         return recheck_lines(read, documents, source_maps=maps)
 

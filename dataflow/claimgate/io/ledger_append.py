@@ -59,13 +59,14 @@ def check_appendable(path: str | Path) -> None:
     ``ledger_row_edited`` (the first or last row's checksum does not match). A folder or unreadable path is
     left to the output checks and to :func:`append_ledger`.
     """
+    if not os.path.isfile(path):  # a FIFO would block an open; a folder or device is the output checks' refusal
+        return
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return
     try:
-        if os.path.isfile(path):
-            _check_open(fd, path)
+        _check_open(fd, path)
     finally:
         os.close(fd)
 
@@ -73,18 +74,22 @@ def check_appendable(path: str | Path) -> None:
 def append_ledger(path: str | Path, rows: Iterable[dict]) -> int:
     """Append ``rows`` (sealed, sorted keys) to the ledger at ``path``; returns how many were written.
 
-    All lines go out in one ``write`` under an exclusive ``flock`` (created when absent, ``0o666`` less
-    the umask). Under the lock, and before writing, a non-empty file is checked as
+    All lines go out in one ``write`` (continued after a short one) under an exclusive ``flock`` (created
+    when absent, ``0o666`` less the umask); a path that exists but is not a regular file is
+    ``ledger_invalid``. Under the lock, and before writing, a non-empty file is checked as
     :func:`check_appendable` says (its last line ends in a newline; its first and last lines are ledger
     rows); ``IngestionError`` otherwise, and nothing is written.
     """
     data = b"".join(canonical_bytes(sealed(r)) + b"\n" for r in rows)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise IngestionError("ledger_invalid", f"{path}: not a regular file")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         _check_open(fd, path)
-        if data:
-            os.write(fd, data)
+        view = memoryview(data)
+        while view:  # a short write (a full disk, a signal) goes on; an error raises, the file then ends mid-line
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     return data.count(b"\n")

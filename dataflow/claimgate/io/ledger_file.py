@@ -21,7 +21,7 @@ from typing import NamedTuple
 import orjson
 
 from claimgate.errors import IngestionError
-from claimgate.io.json_text import has_long_digit_run, lines_with_long_digit_runs
+from claimgate.io.json_text import has_long_digit_run
 
 #: The schema version every row carries (``schema``); a row of another version is refused.
 LEDGER_SCHEMA = "claimgate.ledger/1"
@@ -181,34 +181,6 @@ def _sealed_row(line: bytes, row: object) -> bool:
     return hashlib.sha256(line[:at] + line[end + 2 :]).hexdigest() == digest
 
 
-def _rows_in_bulk(lines: list[bytes], long_runs: set[int]) -> list | None:
-    """The rows of ``lines`` when every line is a ledger row sealed as written; ``None`` at any doubt.
-
-    One pass: each line is parsed, its shape checked and its seal hashed while the row is fresh (a row
-    read back later costs cache misses). ``long_runs``: the lines holding 19+ digits in a row (0-based),
-    read again by the standard parser as ``_loads`` does.
-    A line that fails a check, or whose seal holds only after re-encoding, gives ``None``: the caller
-    reads the file line by line (``_rows_reference``), which decides and words the refusal.
-    """
-    loads, sealed_row = orjson.loads, _sealed_row
-    kept: list = []
-    append = kept.append
-    try:
-        for line in lines:
-            row = loads(line)
-            if not sealed_row(line, row):
-                return None
-            append(row)
-        for index in long_runs:  # 19+ digits: as json.loads reads them
-            row = _loads(lines[index])
-            if not sealed_row(lines[index], row):
-                return None
-            kept[index] = row
-    except (UnicodeDecodeError, ValueError, LookupError, TypeError):  # orjson.JSONDecodeError is a ValueError
-        return None
-    return kept or None
-
-
 def read_ledger(path: str | Path) -> list[dict]:
     """Every row of the ledger at ``path``, in file order (list of dicts as written, as ``json.loads`` reads them).
 
@@ -217,14 +189,11 @@ def read_ledger(path: str | Path) -> list[dict]:
     last line has no newline), ``ledger_row_edited`` (a row's ``row_sha256`` does not match).
     Rules: docs/recheck-rules.md, "Refusals".
 
-    A ledger as claimgate writes it is read in bulk (``orjson``, seals checked on the bytes as
-    written); anything else, and every refusal, goes through ``read_ledger_reference``, so the
-    rows and the one-line refusals are the same either way (tested on random and damaged files).
+    The rows of :func:`read_ledger_lines` (a ledger as claimgate writes it read on its bytes, anything else
+    and every refusal through ``read_ledger_reference``): the same rows and one-line refusals either way
+    (tested on random and damaged files).
     """
-    data = _ledger_bytes(path)
-    lines = data.splitlines()
-    rows = _rows_in_bulk(lines, lines_with_long_digit_runs(data))
-    return rows if rows is not None else _rows_reference(path, data)
+    return read_ledger_lines(path).rows()
 
 
 # ----------------------------------------------------------------------------- a recheck's read

@@ -24,8 +24,12 @@ def pandas_held_back() -> Iterator[None]:
     pyarrow's array constructors import pandas on their first call only to recognise pandas objects
     passed to them (about 0.35 s of CPU); the index build of a recheck over a corpus file passes none.
     A finder first on ``sys.meta_path`` refuses the import, so pyarrow takes pandas as absent; it is
-    removed on leaving, so a later ``import pandas`` works and pyarrow imports pandas again wherever it
-    needs it itself (``Table.from_pandas``, ``to_pandas``). A no-op when pandas is already imported.
+    removed on leaving, so a later ``import pandas`` works, and ``Table.from_pandas``/``to_pandas`` import it
+    again. But pyarrow's shim remembers the failed try for the rest of the process: its array-like checks
+    (``pa.array`` of a ``pandas.Series``, ``is_categorical``) keep taking pandas as absent, so a Series would
+    be read as a plain sequence (``[1.0, None]`` as ``[1, nan]``). Hence only for a command's last step,
+    after which nothing hands a pandas object to pyarrow (``claimgate recheck --corpus``: the rows are
+    written as bytes, the review page builds no frame); never in the API. A no-op when pandas is imported.
     """
     if "pandas" in sys.modules:
         yield

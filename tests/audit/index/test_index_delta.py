@@ -79,6 +79,23 @@ def test_an_edit_of_more_than_the_delta_share_writes_a_full_index(tmp_path: Path
     assert index_cache.cache_path(tmp_path, index_cache.corpus_key(many)).exists()  # the compacted next base
 
 
+def test_a_damaged_full_file_is_written_again_not_left_beside_a_new_delta(tmp_path: Path, capsys) -> None:
+    # Two full files that share most documents (BASE, then a corpus past the delta share); BASE's file damaged.
+    Audit.from_corpus(BASE, cache=tmp_path)
+    many = {**BASE, **{d: BASE[d] + " and one more sentence here." for d in IDS[:10]}}
+    Audit.from_corpus(many, cache=tmp_path)
+    damaged = index_cache.cache_path(tmp_path, index_cache.corpus_key(BASE))
+    damaged.write_bytes(damaged.read_bytes()[:-7])
+    capsys.readouterr()
+    for run in range(3):  # the first run warns and writes the full file again; the next ones read it silently
+        assert (
+            Audit.from_corpus(BASE, cache=tmp_path).check(CITATIONS).to_json()
+            == Audit.from_corpus(BASE).check(CITATIONS).to_json()
+        )
+        assert len(_warnings(capsys)) == (1 if run == 0 else 0)
+    assert _files(tmp_path, "corpus-delta") == []  # BASE is a full file again, not a delta on ``many``
+
+
 def test_removing_most_of_the_base_writes_a_full_index(tmp_path: Path) -> None:
     Audit.from_corpus(BASE, cache=tmp_path)
     few = {d: BASE[d] for d in IDS[:5]}

@@ -78,3 +78,31 @@ def test_a_text_over_the_quote_cap_is_not_normalized_ahead() -> None:
     huge = "word " * (memo.REMEMBER_MAX_CHARS // 5 + 1)
     assert memo.remember([huge, "a short quote"]) == 1
     assert huge not in memo._memo
+
+
+def test_the_memo_is_bounded_by_characters_too(monkeypatch) -> None:
+    monkeypatch.setattr(memo, "MEMO_CHARS", 100)
+    texts = [f"quote number {i} " + "word " * 8 for i in range(10)]  # about 55 characters each
+    for text in texts:
+        assert memo.normalized(text) == normalize_text_reference(text)
+    assert sum(len(t) for t in memo._memo) <= 100 and list(memo._memo) == texts[-1:]
+    assert memo._held[0] == sum(len(t) for t in memo._memo)
+    longer = "x " * 80  # over the whole budget: computed, never held
+    assert memo.normalized(longer) == normalize_text_reference(longer) and longer not in memo._memo
+
+
+def test_a_table_longer_than_the_memo_is_read_from_it_block_by_block(monkeypatch) -> None:
+    monkeypatch.setattr(memo, "MEMO_TEXTS", 8)
+    monkeypatch.setattr(memo, "BATCH_TEXTS", 4)
+    texts = [f"The pool keeps {i} idle connections per host." for i in range(30)] + [None, "a last quote here"]
+    computed = []
+    reference = memo.normalize_text_reference
+    monkeypatch.setattr(memo, "normalize_text_reference", lambda t: computed.append(t) or reference(t))
+    for i, text in enumerate(texts):
+        memo.remember_ahead(texts, i)
+        if text is not None:
+            assert memo.normalized(text) == reference(text)
+    assert computed == []  # each text was held when read: none normalized again one by one
+    memo.forget()
+    memo.remember(texts)  # at once, as before: the first texts are gone by the time they are read
+    assert memo.normalized(texts[0]) == reference(texts[0]) and computed == [texts[0]]

@@ -98,11 +98,9 @@ NUMBER_WORDS = frozenset(
 
 def is_number(token: str) -> bool:
     """A normalized token that states a number: it has a digit (the sign is part of the token), or it is a
-    number word of :data:`NUMBER_WORDS`, alone or hyphen-joined (``twenty-five``). Rules: docs/audit-rules.md,
+    number word of :data:`NUMBER_WORDS` (``twenty-five`` is two tokens, each one). Rules: docs/audit-rules.md,
     "Diagnosis"."""
-    if any(c.isdigit() for c in token):
-        return True
-    return token in NUMBER_WORDS or ("-" in token and all(part in NUMBER_WORDS for part in token.split("-")))
+    return token in NUMBER_WORDS or any(c.isdigit() for c in token)
 
 
 def count_in(positions, lo: int, hi: int) -> int:

@@ -50,8 +50,8 @@ File format: the line ``claimgate-corpus-index``, a JSON header line
 the payload: one line of JSON records (document ids, the token strings, segment
 starts, ellipses, brackets, and the names of the arrays that follow,
 in order), then those arrays as ``.npy`` streams, each at a multiple of 64 bytes of the
-file (int32 token ids, and character offsets, uint16 when every segment's fit, else
-int32; per-document negations and elision stops in compressed-row form; joined words
+file (token ids and character offsets, each uint16 when every value of the segment fits,
+else int32; per-document negations and elision stops in compressed-row form; joined words
 likewise; postings as int64 distinct keys, offsets and int32 document numbers;
 ``documents_sha256``, uint8, 32 bytes per document).
 """
@@ -212,6 +212,7 @@ def cached_corpus_index(
         return _reused(base, None, documents, digests, build)
     check_cache_owner(cache_dir, "cache")  # again: Audit(documents, cache=...) has no check before this
     key = corpus_key(documents, digests)
+    damaged_full = False  # then a full file is written over it, never a delta beside it (which would leave it)
     for read, path in ((read_index, cache_path), (_delta.read_delta, _delta.delta_path)):
         try:
             index = read(cache_dir, key, documents) if read is read_index else read(
@@ -219,11 +220,11 @@ def cached_corpus_index(
             )  # fmt: skip
         except DamagedCacheError as exc:
             print(f"warning: index cache {path(cache_dir, key)} is damaged, rebuilt: {exc}", file=sys.stderr)
-            index = None
+            index, damaged_full = None, damaged_full or read is read_index
         if index is not None:
             return index
     found = _delta.newest_base(cache_dir, key, _header)
-    index = _on_base(found, base, cache_dir, key, documents, digests, build) if found else None
+    index = _on_base(found, base, cache_dir, key, documents, digests, build, damaged_full) if found else None
     if index is None:
         index = _reused(base, None, documents, digests, build)
         _stored(lambda: store_index(cache_dir, key, index, digests))
@@ -237,9 +238,12 @@ def _stored(write: Callable[[], Path]) -> None:
         print(f"warning: index cache not written: {exc}", file=sys.stderr)
 
 
-def _on_base(found: _delta.Base, base, cache_dir, key: str, documents, digests, build) -> CorpusIndex | None:
-    """The index of ``documents`` on the base file ``found``, stored as a delta or a full file; ``None`` if no part
-    of ``found`` serves (another corpus) or, with one ``warning:`` line, if its parts do not fit together.
+def _on_base(
+    found: _delta.Base, base, cache_dir, key: str, documents, digests, build, full: bool
+) -> CorpusIndex | None:
+    """The index of ``documents`` on the base file ``found``, stored as a delta or (``full``, or a large delta) a
+    full file; ``None`` if no part of ``found`` serves (another corpus) or, with one ``warning:`` line, if its
+    parts do not fit together.
 
     The file passed every check (:func:`claimgate.audit.index.delta.read_base`), but a
     consistent file can still hold parts that do not fit (a token id past its vocabulary):
@@ -260,7 +264,7 @@ def _on_base(found: _delta.Base, base, cache_dir, key: str, documents, digests, 
     except Exception as exc:  # noqa: BLE001 - a base that cannot be reused means: build (fail safe)
         print(f"warning: index cache base not reused: {unloadable(exc)}", file=sys.stderr)
         return None
-    if _delta.fits_a_delta(len(doc_ids), len(new_ids), found, len({s for s in sources if s >= 0})):
+    if not full and _delta.fits_a_delta(len(doc_ids), len(new_ids), found, len({s for s in sources if s >= 0})):
         _stored(lambda: _delta.store_delta(cache_dir, key, found, sources, fresh, digests, _header))
     else:
         _stored(lambda: store_index(cache_dir, key, index, digests))

@@ -27,6 +27,7 @@ damaged file, gives one ``warning:`` line and a rebuild. Rules: docs/audit-rules
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ DELTA_SHARE = 0.05
 
 #: ``(key, number of documents, payload digest) -> header``: the full files' header of this format and normalizer.
 HeaderOf = Callable[[str, int, str], dict]
+
+#: A SHA-256 in hex: what a delta's ``base_key`` and ``base_payload_sha256`` must be (a key names a file).
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -195,7 +199,7 @@ def read_delta(cache_dir, key: str, documents: Mapping[str, str], digests: Mappi
     def fits(header: dict) -> bool:
         sha, base_key, base_sha = (header.get(k) for k in ("payload_sha256", "base_key", "base_payload_sha256"))
         expected = {**header_of(key, len(documents), sha), "base_key": base_key, "base_payload_sha256": base_sha}
-        return header == expected and all(isinstance(v, str) and len(v) == 64 for v in (base_key, base_sha))
+        return header == expected and all(isinstance(v, str) and _HEX64.fullmatch(v) for v in (base_key, base_sha))
 
     payload = read_checked(delta_path(cache_dir, key), fits, read_arrays)
     if payload is None:

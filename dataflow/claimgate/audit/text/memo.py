@@ -19,13 +19,16 @@ result depends on. Rules: docs/audit-rules.md, "Normalization".
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from claimgate.audit.text.normalize import normalized_chunk
 from claimgate.audit.text.reference import NormalizedText, normalize_text_reference
 
 #: Texts the memo holds at most (about 2 KB each for a quote of 100 characters).
 MEMO_TEXTS = 1 << 14
+#: Characters of text the memo holds at most, all entries together (its size grows with them: a token of a
+#: held text costs about 150 bytes): a run of long quotes evicts the oldest instead of growing without bound.
+MEMO_CHARS = 1 << 22
 #: Texts normalized together by one :func:`remember` step (a run of quotes is a few hundred KB).
 BATCH_TEXTS = 4096
 #: Longer texts are not normalized ahead by :func:`remember` (a quote is at most 65,536 characters,
@@ -33,14 +36,21 @@ BATCH_TEXTS = 4096
 REMEMBER_MAX_CHARS = 1 << 16
 
 _memo: dict[str, NormalizedText] = {}
+_held = [0]  # characters of the texts in _memo
 _lock = threading.Lock()  # threads of one process (an executor's) share the memo
 
 
 def _keep(text: str, value: NormalizedText) -> None:
     with _lock:
-        if len(_memo) >= MEMO_TEXTS:
-            del _memo[next(iter(_memo))]  # the oldest entry (dicts keep insertion order)
-        _memo[text] = value
+        if text in _memo:
+            return
+        while _memo and (len(_memo) >= MEMO_TEXTS or _held[0] + len(text) > MEMO_CHARS):
+            oldest = next(iter(_memo))  # dicts keep insertion order
+            del _memo[oldest]
+            _held[0] -= len(oldest)
+        if len(text) <= MEMO_CHARS:
+            _memo[text] = value
+            _held[0] += len(text)
 
 
 def normalized(text: str) -> NormalizedText:
@@ -81,7 +91,19 @@ def remember(texts: Iterable[object]) -> int:
     return done
 
 
+def remember_ahead(texts: Sequence[object], position: int) -> None:
+    """At every :data:`BATCH_TEXTS`-th ``position`` of a loop over ``texts``, :func:`remember` the next block.
+
+    A table longer than the memo (100,000 citations against :data:`MEMO_TEXTS`) remembered at once kept only
+    its last texts by the time the loop read the first, which were then normalized again one by one; a block
+    at a time, the texts about to be read are held. Non-``str`` items (a refused row: ``None``) are skipped.
+    """
+    if position % BATCH_TEXTS == 0:
+        remember(texts[position : position + BATCH_TEXTS])
+
+
 def forget() -> None:
     """Empty the memo (tests; a long-lived process never needs to: it is bounded)."""
     with _lock:
         _memo.clear()
+        _held[0] = 0
