@@ -64,6 +64,8 @@ def test_an_intact_card_marks_the_moved_span_in_todays_text(capsys, tmp_path):
     intact = tree.xpath('//div[@data-verdict="intact"]')[0]
     assert [m.text_content() for m in intact.iter("mark")] == ["The cache keeps 40 entries"]
     assert "(moved)" in intact.text_content() and "First a new line." in intact.text_content()
+    (held_not,) = tree.xpath('//div[@data-verdict="not_held"]')
+    assert "audited not_found, not audited again: it did not hold then" in held_not.text_content()
 
 
 def test_an_invalid_card_shows_the_nearest_passage_and_the_edit(capsys, tmp_path):

@@ -131,7 +131,8 @@ def recheck_card(row: dict, quote: str, reason: str, documents: dict, maps: dict
         "diagnosis": row.get("diagnosis") if (row.get("diagnosis") or {}).get("nearest") else None,
     }
     moved = " (moved)" if row.get("moved") else ""
-    note = f"ledger line {row.get('ledger_line')}: audited {row.get('old_verdict')}, now {row.get('verdict')}{moved}"
+    now = "not audited again: it did not hold then" if status == "not_held" else f"now {row.get('verdict')}{moved}"
+    note = f"ledger line {row.get('ledger_line')}: audited {row.get('old_verdict')}, {now}"
     return citation_card(card, documents, maps, note=note)
 
 
