@@ -104,9 +104,9 @@ def citation_matches(
     report_elided = llm_call is not None
     outcomes = []
     # the quotes to match normalized together, a block ahead (a memo: the same values); a refused row's is never read
-    problems = citation_table["citation_problem"].tolist()
-    ahead = [None if p else q for q, p in zip(citation_table["quote"].tolist(), problems, strict=True)]
-    rows = zip(citation_table["quote"].tolist(), citation_table["doc_id"].tolist(), problems)
+    quotes, problems = citation_table["quote"].tolist(), citation_table["citation_problem"].tolist()
+    ahead = [None if p else q for q, p in zip(quotes, problems, strict=True)]
+    rows = zip(quotes, citation_table["doc_id"].tolist(), problems)
     for i, (quote, doc_id, problem) in enumerate(
         tqdm(rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress)
     ):

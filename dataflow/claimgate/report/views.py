@@ -120,7 +120,7 @@ def recheck_card(row: dict, quote: str, reason: str, documents: dict, maps: dict
         was = f"{row.get('old_status')} ({row.get('old_reason')}, value {row.get('old_value')})"
         now = f"{row.get('new_status')} ({row.get('new_reason')}, value {row.get('new_value')})"
         return citation_card(card, documents, maps, note=f"ledger line {row.get('ledger_line')}: was {was}, now {now}")
-    spans = row.get("spans") or [] if status in SPANS_IN_TODAYS_TEXT else []
+    spans = (row.get("spans") or []) if status in SPANS_IN_TODAYS_TEXT else []
     card = {
         "citation_id": row.get("citation_id"),
         "verdict": status,
