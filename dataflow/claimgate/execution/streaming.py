@@ -46,6 +46,7 @@ from claimgate.execution.settings import RunSettings
 from claimgate.gate.decisions import Stage, decisions
 from claimgate.io.atomic import write_atomic
 from claimgate.io.case_stream import CaseChunks
+from claimgate.runtime import signals
 
 #: Nodes whose values are the same for every chunk of a table: computed once, then overridden per chunk.
 TABLE_CONSTANTS = ("verified_sources", "claim_schema", "source_directives", "parsed_claims", "parsed_claim_records")
@@ -304,6 +305,7 @@ def stream_gate(
     def write(handle: io.BufferedWriter) -> None:
         with decided_chunks(chunks, constants, settings) as decided, _case_bar(cases_path, settings) as bar:
             for chunk in decided:
+                signals.raise_if_terminated()  # a signal something swallowed ends the run here, not at the end
                 bar.update(chunk.cases)
                 handle.write(chunk.lines)
                 summary.cases += chunk.cases

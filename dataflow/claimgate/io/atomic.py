@@ -10,9 +10,8 @@ overwritten by an output (see README, "What is refused, and why").
   holding an exclusive ``flock`` on it while it writes, fsyncs, and renames it into
   place. A temporary of the same output name whose lock nobody holds belongs to a dead
   run and is removed (``remove_stale_temporaries``); a live run's is never touched.
-- Folders the write had to create are removed again when it fails.
-- ``staged_folder`` collects a set of files (the DAG pictures) in a hidden folder and
-  moves them into place only on ``commit``.
+  Folders the write had to create are removed again when it fails.
+- ``staged_folder`` collects a set of files (the DAG pictures) in a hidden folder, moved into place on ``commit``.
 - ``check_outputs`` refuses, before any work, an output that is one of the inputs or another output (the same
   file, however reached: same ``st_dev``/``st_ino`` or same resolved path), cannot be written, or lies inside
   an input folder (``--corpus-dir``).
@@ -33,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from claimgate.errors import OutputError
-from claimgate.runtime.signals import deferred_termination
+from claimgate.runtime.signals import deferred_termination, raise_if_terminated
 
 #: ``tempfile`` names are 8 characters of this alphabet; anything else is not one of ours.
 _RANDOM_PART = r"[a-z0-9_]{8}"
@@ -150,9 +149,8 @@ def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -
         if not _inside_staging(target.parent):  # a staging folder is new and private: nothing stale in it
             remove_stale_temporaries(target)
         mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask()
-        # Order matters: a SIGTERM/SIGHUP between the file's creation (inside mkstemp) and the
-        # moment its name and handle are known here would leave it behind; it is held until
-        # both are recorded for the clean-up below, then raised.
+        # Order matters: a SIGTERM/SIGHUP between the file's creation (inside mkstemp) and the moment its
+        # name and handle are known here would leave it behind; it is held until both are recorded, then raised.
         with deferred_termination():
             fd, temporary = _locked_temporary(target.parent, target.name)
             handle = os.fdopen(fd, "wb")
@@ -161,6 +159,7 @@ def write_atomic(path: str | Path, write: Callable[[io.BufferedWriter], None]) -
             handle.flush()
             os.fsync(handle.fileno())
             os.chmod(temporary, mode)
+            raise_if_terminated()  # a signal something swallowed: nothing is committed after it
             os.replace(temporary, target)  # while the lock is held: the name is never stale-looking
     except BaseException as exc:
         # The clean-up itself is not cut short by a first termination signal arriving now.
@@ -216,6 +215,7 @@ class StagedFolder:
         """
         moved: list[Path] = []
         lock = self.folder / _STAGING_LOCK
+        raise_if_terminated()  # a signal something swallowed: nothing is moved into place after it
         try:
             for staged in sorted(p for p in self.folder.rglob("*") if p.is_file() and p != lock):
                 final = self.destination / staged.relative_to(self.folder)

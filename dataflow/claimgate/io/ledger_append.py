@@ -17,6 +17,7 @@ from pathlib import Path
 
 from claimgate.errors import IngestionError
 from claimgate.io.ledger_file import canonical_bytes, checked_line, sealed
+from claimgate.runtime.signals import raise_if_terminated
 
 #: How much of the file's end is read at a time to find the start of its last line (bytes).
 TAIL_STEP = 1 << 16
@@ -83,6 +84,7 @@ def append_ledger(path: str | Path, rows: Iterable[dict]) -> int:
     data = b"".join(canonical_bytes(sealed(r)) + b"\n" for r in rows)
     if os.path.exists(path) and not os.path.isfile(path):
         raise IngestionError("ledger_invalid", f"{path}: not a regular file")
+    raise_if_terminated()  # a signal something swallowed: no ledger is made or appended to after it
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

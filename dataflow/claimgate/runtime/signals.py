@@ -50,6 +50,10 @@ _said: dict = {"interrupted": False}
 #: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
 _deferral: dict = {"depth": 0, "pending": None}
 
+#: The termination signal this run received (``_raise_terminated``), kept until the process ends
+#: (or ``disarm_exit_deadline``): ``raise_if_terminated`` reads it before an output is committed.
+_received: dict = {"signum": None}
+
 
 def _raise_terminated(signum: int, frame: object) -> None:
     if _installed_in["pid"] not in (None, os.getpid()):
@@ -62,6 +66,7 @@ def _raise_terminated(signum: int, frame: object) -> None:
     # supervisors repeat it) must not interrupt the clean-up of the first.
     for other in TERMINATION_SIGNALS:
         signal.signal(other, signal.SIG_IGN)
+    _received["signum"] = signum
     _arm_exit_deadline(signum)
     if _deferral["depth"]:
         _deferral["pending"] = signum
@@ -96,7 +101,9 @@ def _arm_exit_deadline(signum: int) -> None:
 
 
 def disarm_exit_deadline() -> None:
-    """Cancel the forced exit armed by a termination signal (for callers that go on after handling it)."""
+    """Cancel the forced exit armed by a termination signal and forget the signal (for callers that go on
+    after handling it: ``raise_if_terminated`` no longer raises for it)."""
+    _received["signum"] = None
     timer, _exit_deadline["timer"] = _exit_deadline["timer"], None
     if timer is not None:
         timer.cancel()
@@ -119,6 +126,22 @@ def deferred_termination() -> Iterator[None]:
     if pending is not None and not _deferral["depth"]:
         _deferral["pending"] = None
         raise Terminated(pending)
+
+
+def raise_if_terminated() -> None:
+    """Raise ``Terminated`` again when this run received SIGTERM/SIGHUP and still goes on; else nothing.
+
+    Called where an output is about to be committed (``io.atomic.write_atomic`` before its rename, a
+    staged folder's commit, a ledger append) and between the chunks of a streamed run. The handler's
+    ``Terminated`` ends the run wherever the main thread is, unless code there drops it without a
+    trace: a library's ``except BaseException: pass``, or a C function that clears whatever error a
+    Python callback left (unlike a ``__del__``, nothing reaches ``sys.unraisablehook``). The run then
+    went on and wrote its output, exit 0, as if never signalled. Here it ends before anything is
+    committed. Inside a ``deferred_termination`` block the held signal is raised at the block's end.
+    """
+    signum = _received["signum"]
+    if signum is not None and not _deferral["depth"] and _installed_in["pid"] == os.getpid():
+        raise Terminated(signum)
 
 
 def _swallowed_terminated(unraisable: object) -> None:
