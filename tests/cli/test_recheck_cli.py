@@ -74,6 +74,7 @@ def test_removed_page_is_invalid_and_the_report_escapes_ids(capsys, tmp_path):
     assert code == 0 and rows[1]["diagnosis"] == {"kind": "document_removed"}
     page = report.read_text(encoding="utf-8")
     assert "document_removed" in page and "<script src" not in page
+    assert "<label>status <select" in page  # the filter is over the rows' statuses
 
 
 def test_recheck_against_a_re_pinned_manifest_with_renamed_ids_is_refused_in_one_line(capsys, tmp_path):

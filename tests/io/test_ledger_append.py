@@ -35,15 +35,15 @@ def test_a_missing_or_empty_file_takes_rows(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "content, where, reason",
+    "content, said, reason",
     [
-        ('{"citation_id": "c1", "doc_id": "d", "quote": "q"}\n', "first", "ledger_invalid"),  # a citations table
-        ("not json at all\n", "first", "ledger_invalid"),
-        ("\ufeff", "first", "ledger_invalid"),  # a byte-order mark, then a ledger row (below)
+        ('{"citation_id": "c1", "doc_id": "d", "quote": "q"}\n', "its first line", "ledger_invalid"),  # citations
+        ("not json at all\n", "its first line", "ledger_invalid"),
+        ("\ufeff", "byte-order mark", "ledger_invalid"),  # a byte-order mark, then a ledger row (below)
     ],
     ids=["citations_table", "text", "bom"],
 )
-def test_a_file_whose_first_line_is_not_a_ledger_row_is_refused_and_kept(tmp_path, content, where, reason):
+def test_a_file_whose_first_line_is_not_a_ledger_row_is_refused_and_kept(tmp_path, content, said, reason):
     path = tmp_path / "l.jsonl"
     append_ledger(path, [row(1)])
     before = content.encode() + path.read_bytes()
@@ -51,7 +51,7 @@ def test_a_file_whose_first_line_is_not_a_ledger_row_is_refused_and_kept(tmp_pat
     for attempt in (lambda: check_appendable(path), lambda: append_ledger(path, [row(2)])):
         with pytest.raises(IngestionError) as info:
             attempt()
-        assert info.value.reason == reason and f"its {where} line" in str(info.value)
+        assert info.value.reason == reason and said in str(info.value)
     assert path.read_bytes() == before
 
 

@@ -100,6 +100,7 @@ def test_the_answer_page_colours_each_claim_by_status(answer_result):
     page = answer_page(answer_result, CORPUS)
     self_contained(page)
     assert re.findall(r'<span class="claim (\w+)"', page) == ["supported", "unsupported", "uncited"]
+    assert "<label>verdict <select" in page  # the filter is over the citations' verdicts
     assert page.count("<script>") == 1 and "\u202e" not in page
 
 
@@ -121,6 +122,7 @@ def test_the_gate_page_shows_claims_conflicts_and_only_script_free_pictures():
     assert "conflicting directive lines" in page and "b:9: @quill create_copy existing_path=overwrite" in page
     assert "<svg><g><text>ok</text></g></svg>" in page and "<?xml" not in page
     assert "&lt;i&gt;c&lt;/i&gt;" in page
+    assert "<label>status <select" in page and "<label>verdict" not in page  # cases have a status
     assert safe_svg('<svg onload="x()"></svg>') is None and safe_svg("<svg><script>x</script></svg>") is None
 
 

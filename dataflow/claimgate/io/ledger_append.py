@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from claimgate.errors import IngestionError
-from claimgate.io.ledger_file import canonical_bytes, checked_line, sealed
+from claimgate.io.ledger_file import canonical_bytes, checked_line, format_problem, sealed
 from claimgate.runtime.signals import raise_if_terminated
 
 #: How much of the file's end is read at a time to find the start of its last line (bytes).
@@ -44,6 +44,9 @@ def _check_open(fd: int, path: str | Path) -> None:
     size = os.fstat(fd).st_size
     if not size:
         return
+    problem = format_problem(os.pread(fd, 8, 0))
+    if problem:
+        raise IngestionError("ledger_invalid", f"cannot append to {path}: {problem}")
     if os.pread(fd, 1, size - 1) != b"\n":
         raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (an interrupted write)")
     for where, line in (("first", _first_line(fd, size)), ("last", _last_line(fd, size))):

@@ -106,12 +106,36 @@ def _seal_holds(line: bytes, row: dict) -> bool:
     return body.hexdigest() == digest
 
 
+#: What a file that is not a ledger's JSON lines can start with, and what it then is (``format_problem``).
+_OTHER_FORMATS = (
+    (b"\x1f\x8b", "gzip-compressed: decompress it first (a ledger is plain JSON lines)"),
+    (b"BZh", "bzip2-compressed: decompress it first (a ledger is plain JSON lines)"),
+    (b"\xfd7zXZ\x00", "xz-compressed: decompress it first (a ledger is plain JSON lines)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (a ledger is plain JSON lines)"),
+    (b"PK\x03\x04", "a zip archive: extract the ledger first (a ledger is plain JSON lines)"),
+    (b"\xef\xbb\xbf", "starts with a UTF-8 byte-order mark, which a ledger never has (an editor added it?)"),
+)
+
+
+def format_problem(head: bytes) -> str:
+    """Why a file whose first bytes are ``head`` is no ledger, for a compressed file or a byte-order mark; else ``""``.
+
+    Named apart from "not a JSON line" so the one-line refusal says what to do (docs/recheck-rules.md,
+    "Refusals"); the same for reading and for appending (``io.ledger_append``).
+    """
+    return next((why for magic, why in _OTHER_FORMATS if head.startswith(magic)), "")
+
+
 def _ledger_bytes(path: str | Path) -> bytes:
-    """The ledger file's bytes; ``ledger_invalid`` when unreadable, ``ledger_truncated`` without a last newline."""
+    """The ledger file's bytes; ``ledger_invalid`` when unreadable or of another format (``format_problem``),
+    ``ledger_truncated`` without a last newline."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise IngestionError("ledger_invalid", f"{path}: {exc.strerror or exc}") from None
+    problem = format_problem(data[:8])
+    if problem:
+        raise IngestionError("ledger_invalid", f"{path}: {problem}")
     if data and not data.endswith(b"\n"):
         raise IngestionError("ledger_truncated", f"{path}: the last line has no newline (cut short)")
     return data
@@ -121,6 +145,8 @@ def checked_line(line: bytes) -> tuple[dict | None, str, str]:
     """One ledger line (bytes, no newline) read and checked: ``(row, "", "")``, or ``(None, reason, why)`` with
     ``reason`` ``ledger_invalid`` (not JSON, not a ledger row of this schema) or ``ledger_row_edited``; the
     one statement of what a line must be, for reading and for appending (``io.ledger_append``)."""
+    if not line.strip(b" \t\r"):
+        return None, "ledger_invalid", "a blank line (a ledger has a row on every line)"
     try:
         row = _loads(line)
     except (UnicodeDecodeError, ValueError):

@@ -107,15 +107,16 @@ def badge(value: str) -> str:
     return f'<span class="badge v-{attribute(value)}">{escaped(value)}</span>'
 
 
-def filter_bar(verdicts: list[str], reasons: list[str]) -> str:
-    """The verdict and reason filters (``select`` elements the script reads), options in first-seen order."""
+def filter_bar(verdicts: list[str], reasons: list[str], label: str = "verdict") -> str:
+    """The verdict and reason filters (``select`` elements the script reads), options in first-seen order;
+    ``label`` names the first one as the page's cards do (``status`` on the case and recheck pages)."""
 
     def options(values: list[str]) -> str:
         unique = list(dict.fromkeys(values))
         return "".join(f'<option value="{attribute(v)}">{escaped(v)}</option>' for v in unique)
 
     return (
-        '<div class="filters"><label>verdict <select id="f-verdict"><option value="">all</option>'
+        f'<div class="filters"><label>{escaped(label)} <select id="f-verdict"><option value="">all</option>'
         f"{options(verdicts)}</select></label>"
         '<label>reason <select id="f-reason"><option value="">all</option>'
         f'{options(reasons)}</select></label><span id="f-count"></span></div>'

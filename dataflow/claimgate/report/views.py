@@ -102,7 +102,7 @@ def gate_page(entries: list[dict], pictures: dict[int, str | None] | None = None
     statuses = [str(e["result"].get("status")) for e in entries]
     reasons = [str(e["result"].get("reason")) for e in entries]
     cards = [case_card(e, safe_svg(pictures.get(i))) for i, e in enumerate(entries)]
-    return page(title, filter_bar(statuses, reasons) + ("".join(cards) or "<p>no cases</p>"))
+    return page(title, filter_bar(statuses, reasons, "status") + ("".join(cards) or "<p>no cases</p>"))
 
 
 #: The statuses whose row's spans slice today's cited document (a recheck row; docs/recheck-rules.md).
@@ -145,4 +145,4 @@ def recheck_page(rows: list[dict], quotes: dict[int, str], reasons: list[str], d
         for row, reason in zip(rows, reasons)
     ]
     statuses = [str(r["status"]) for r in rows]
-    return page(title, filter_bar(statuses, reasons) + ("".join(cards) or "<p>no ledger rows</p>"))
+    return page(title, filter_bar(statuses, reasons, "status") + ("".join(cards) or "<p>no ledger rows</p>"))

@@ -136,3 +136,48 @@ def test_canonical_bytes_equal_the_standard_encoders_sorted_compact_form(tmp_pat
     path = tmp_path / "l.jsonl"
     append_ledger(path, [{**row, "corpus_sha256": "x"}])
     assert read_ledger(path)[0]["quote"] == row["quote"]
+
+
+def _compressed(kind: str, data: bytes) -> bytes:
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import zipfile
+
+    if kind == "zip":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("l.jsonl", data)
+        return buffer.getvalue()
+    return {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[kind](data)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bzip2", "xz", "zip"])
+def test_a_compressed_ledger_is_named_as_such_for_reading_and_appending(tmp_path, kind):
+    path = write_ledger(tmp_path)
+    path.write_bytes(_compressed(kind, path.read_bytes()))
+    with pytest.raises(IngestionError, match=f"ledger_invalid: .*{'zip archive' if kind == 'zip' else kind}"):
+        read_ledger(path)
+    with pytest.raises(IngestionError, match=f"cannot append to .*{'zip archive' if kind == 'zip' else kind}"):
+        append_ledger(path, [{"kind": "citation", "corpus_sha256": "x", "sources": {}}])
+
+
+def test_a_byte_order_mark_is_named_for_reading_and_appending(tmp_path):
+    path = write_ledger(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    with pytest.raises(IngestionError, match="ledger_invalid: .*byte-order mark"):
+        read_ledger(path)
+    with pytest.raises(IngestionError, match="cannot append to .*byte-order mark"):
+        append_ledger(path, [{"kind": "citation", "corpus_sha256": "x", "sources": {}}])
+
+
+@pytest.mark.parametrize("blank", [b"\n", b"  \n", b"\r\n"])
+@pytest.mark.parametrize("where", ["middle", "end"])
+def test_a_blank_line_is_named_with_its_line_number(tmp_path, blank, where):
+    path = write_ledger(tmp_path)
+    first, second = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first + blank + second if where == "middle" else first + second + blank)
+    number = 2 if where == "middle" else 3
+    with pytest.raises(IngestionError, match=rf"ledger_invalid: .*l\.jsonl:{number}: a blank line"):
+        read_ledger(path)
