@@ -163,3 +163,51 @@ def test_recheck_reads_the_folder_with_the_audits_glob_and_exclude(capsys, tmp_p
     code, rows, err = recheck(capsys, tmp_path, ledger, *selection)
     assert code == 0, err
     assert [r["status"] for r in rows] == ["unchanged", "unchanged"]
+
+
+def test_a_ledger_in_folders_that_do_not_exist_yet_is_made_there_as_an_output_is(capsys, tmp_path):
+    docs = folder(tmp_path, PAGES)
+    cites = tmp_path / "cites.jsonl"
+    cites.write_text("".join(json.dumps(c) + "\n" for c in CITES), encoding="utf-8")
+    ledger = tmp_path / "new" / "folders" / "ledger.jsonl"
+    code, _, err = cli(
+        capsys, "audit", "--corpus-dir", str(docs), "--citations", str(cites), "--output", str(tmp_path / "a.jsonl"),
+        "--ledger", str(ledger), "--quiet",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    code, rows, _ = recheck(capsys, tmp_path, ledger, "--corpus-dir", str(docs))
+    assert code == 0 and [r["status"] for r in rows] == ["unchanged", "unchanged"]
+
+
+def test_a_ledger_that_cannot_be_made_is_a_usage_error_not_a_traceback(capsys, tmp_path):
+    docs = folder(tmp_path, PAGES)
+    cites = tmp_path / "cites.jsonl"
+    cites.write_text("".join(json.dumps(c) + "\n" for c in CITES), encoding="utf-8")
+    (tmp_path / "a-file").write_text("")
+    code, _, err = cli(
+        capsys, "audit", "--corpus-dir", str(docs), "--citations", str(cites), "--output", str(tmp_path / "a.jsonl"),
+        "--ledger", str(tmp_path / "a-file" / "ledger.jsonl"), "--quiet",
+    )  # fmt: skip
+    assert code == 2 and "Traceback" not in err and "a-file" in err and err.count("\n") <= 2
+
+
+def test_a_fifo_ledger_is_refused_before_any_work_by_audit_and_at_once_by_recheck(capsys, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    docs = folder(tmp_path, PAGES)
+    cites = tmp_path / "cites.jsonl"
+    cites.write_text("".join(json.dumps(c) + "\n" for c in CITES), encoding="utf-8")
+    fifo = tmp_path / "ledger.jsonl"
+    os.mkfifo(fifo)
+    output = tmp_path / "a.jsonl"
+    code, _, err = cli(
+        capsys, "audit", "--corpus-dir", str(docs), "--citations", str(cites), "--output", str(output),
+        "--ledger", str(fifo), "--quiet",
+    )  # fmt: skip
+    assert code == 3 and "ledger_invalid" in err and "FIFO" in err and not output.exists()
+    command = [sys.executable, "-m", "claimgate", "recheck", "--ledger", str(fifo), "--corpus-dir", str(docs)]
+    done = subprocess.run([*command, "--output", str(tmp_path / "r.jsonl")], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 3 and "ledger_invalid" in done.stderr and "FIFO" in done.stderr
+    assert done.stderr.count("\n") == 1 and not (tmp_path / "r.jsonl").exists()

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from claimgate.errors import IngestionError
+from claimgate.errors import IngestionError, OutputError
+from claimgate.io.files import file_kind
 from claimgate.io.ledger_file import canonical_bytes, checked_line, format_problem, sealed
 from claimgate.runtime.signals import raise_if_terminated
 
@@ -55,15 +57,27 @@ def _check_open(fd: int, path: str | Path) -> None:
             raise IngestionError(reason, f"cannot append to {path}: its {where} line: {why}")
 
 
+def _check_kind(path: str | Path) -> None:
+    """``ledger_invalid`` when ``path`` exists and is a FIFO, device or socket (a folder is an output's refusal)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # absent (it is created), or the open says why
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise IngestionError("ledger_invalid", f"{path} is {file_kind(mode)}: a ledger is a regular file")
+
+
 def check_appendable(path: str | Path) -> None:
     """Refuse, before any work, a ``--ledger`` file rows could not be appended to; a missing file is fine.
 
     Raises ``IngestionError``: ``ledger_truncated`` (the last line has no newline), ``ledger_invalid`` (the
     first or last line is not a ledger row: a citations table, an output, another format),
-    ``ledger_row_edited`` (the first or last row's checksum does not match). A folder or unreadable path is
-    left to the output checks and to :func:`append_ledger`.
+    ``ledger_row_edited`` (the first or last row's checksum does not match); ``ledger_invalid`` too for a
+    FIFO, device or socket (opening one could block). A folder or unreadable path is left to the output
+    checks and to :func:`append_ledger`.
     """
-    if not os.path.isfile(path):  # a FIFO would block an open; a folder or device is the output checks' refusal
+    _check_kind(path)  # a FIFO is refused here, before any work: opening it would block
+    if not os.path.isfile(path):
         return
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -79,22 +93,28 @@ def append_ledger(path: str | Path, rows: Iterable[dict]) -> int:
     """Append ``rows`` (sealed, sorted keys) to the ledger at ``path``; returns how many were written.
 
     All lines go out in one ``write`` (continued after a short one) under an exclusive ``flock`` (created
-    when absent, ``0o666`` less the umask); a path that exists but is not a regular file is
-    ``ledger_invalid``. Under the lock, and before writing, a non-empty file is checked as
+    when absent, ``0o666`` less the umask, with any missing folders, as an output's); a FIFO, device or
+    socket is ``ledger_invalid``. Under the lock, and before writing, a non-empty file is checked as
     :func:`check_appendable` says (its last line ends in a newline; its first and last lines are ledger
-    rows); ``IngestionError`` otherwise, and nothing is written.
+    rows); ``IngestionError`` otherwise, and nothing is written. ``OutputError`` (a usage error) when the
+    file system refuses the folder or the file (a folder by that name, no permission).
     """
     data = b"".join(canonical_bytes(sealed(r)) + b"\n" for r in rows)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise IngestionError("ledger_invalid", f"{path}: not a regular file")
+    _check_kind(path)
     raise_if_terminated()  # a signal something swallowed: no ledger is made or appended to after it
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # as an output's folders are made
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        raise OutputError(f"cannot append to {path}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         _check_open(fd, path)
         view = memoryview(data)
         while view:  # a short write (a full disk, a signal) goes on; an error raises, the file then ends mid-line
             view = view[os.write(fd, view) :]
+    except OSError as exc:  # a full disk: the line cut short is refused as ledger_truncated by the next run
+        raise OutputError(f"cannot append to {path}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
     return data.count(b"\n")

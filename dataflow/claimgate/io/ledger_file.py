@@ -21,6 +21,7 @@ from typing import NamedTuple
 import orjson
 
 from claimgate.errors import IngestionError
+from claimgate.io.files import NotRegularFileError, read_regular_bytes
 from claimgate.io.json_text import has_long_digit_run
 
 #: The schema version every row carries (``schema``); a row of another version is refused.
@@ -130,7 +131,9 @@ def _ledger_bytes(path: str | Path) -> bytes:
     """The ledger file's bytes; ``ledger_invalid`` when unreadable or of another format (``format_problem``),
     ``ledger_truncated`` without a last newline."""
     try:
-        data = Path(path).read_bytes()
+        data, _ = read_regular_bytes(path)  # a FIFO or device is refused at once, never waited on
+    except NotRegularFileError as exc:
+        raise IngestionError("ledger_invalid", f"{exc}: a ledger is a regular file") from None
     except OSError as exc:
         raise IngestionError("ledger_invalid", f"{path}: {exc.strerror or exc}") from None
     problem = format_problem(data[:8])

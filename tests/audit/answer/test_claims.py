@@ -246,3 +246,32 @@ def test_offsets_hold_exactly_when_the_stated_slice_is_the_cited_text(document, 
     assert check["at_offsets"] == (0 <= start and document[start : start + len(quote)] == quote)
     assert all(document[at : at + len(quote)] == quote for at in check["found_at"])
     assert check["found_at"] == [i for i in range(len(document)) if document.startswith(quote, i)][:MAX_PLACES]
+
+
+def _rendered(markdown: str) -> tuple[str, list[str]]:
+    """``(the HTML of markdown-it, the text of every code block)``: where a mark ends up for a reader."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return MarkdownIt("commonmark").render(markdown), [t.content for t in tokens if t.type in ("fence", "code_block")]
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~", "```python"])
+@pytest.mark.parametrize("closed", [True, False])
+def test_a_mark_after_a_code_block_stays_out_of_the_code_and_later_marks_too(audit, fence, closed):
+    code = f"{fence}\nshutil.copy(a, b)\n" + (fence[:3] + "\n" if closed else "")
+    text = "It refuses [1].\n\n" + code + ("\nIt is encrypted [2].\n" if closed else "")
+    result = audit.check_answer(plain(text, ("1", "guide", REFUSES), ("2", "guide", "files are encrypted at rest")))
+    assert [c["kind"] for c in result["claims"]][:2] == ["sentence", "code"]
+    html, blocks = _rendered(result["annotated"])
+    assert blocks == ["shutil.copy(a, b)\n"]  # the code block holds its code and nothing else
+    assert html.count("<strong>[⚠ ") == (2 if closed else 1)  # every mark is read as Markdown
+    assert "[⚠ uncited: no_citation]" in html
+
+
+def test_a_mark_stays_on_the_line_of_a_sentence_list_item_or_heading(audit):
+    text = "# Copying files\n\n- It is encrypted [1].\n\nNice."
+    result = audit.check_answer(plain(text, ("1", "guide", "files are encrypted at rest")))
+    lines = result["annotated"].splitlines()
+    assert lines[0].startswith("# Copying files **[⚠ uncited") and lines[2].startswith("- It is encrypted [1]. **[⚠")
+    assert lines[4] == "Nice. **[⚠ uncited: no_citation]**"

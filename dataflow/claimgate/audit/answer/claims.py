@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from claimgate.audit.answer.sentences import FENCE
+
 CLAIM_STATUSES = ("supported", "unsupported", "uncited")
 ANSWER_VERDICTS = ("accepted", "refused")
 POLICIES = ("strict", "connective")
@@ -136,14 +138,36 @@ def answer_verdict(claims: list[dict], policy: str = "strict") -> tuple[str, str
     return "accepted", "uncited_connectives_allowed" if allowed else "every_claim_supported", []
 
 
+#: Claim kinds whose last line cannot hold the mark: after a code block's closing fence (or the last line
+#: of an unclosed one) any text keeps the fence open or lands in the code, and the rest of the answer with it.
+MARKED_APART = ("code",)
+
+
+def _closing_fence(code: str) -> str:
+    """``""`` for a fenced code block that ends in its closing fence; for an unclosed one (it runs to the end
+    of the answer, where a renderer closes it), ``"\\n"`` and its fence, so a mark after it is not code."""
+    lines = code.splitlines()
+    fence = FENCE.match(lines[0]) if lines else None
+    if fence is None or (len(lines) > 1 and lines[-1].strip().startswith(fence.group(1))):
+        return ""
+    return "\n" + fence.group(1)
+
+
 def annotated_markdown(text: str, claims: list[dict]) -> str:
-    """The answer ``text`` with `` **[⚠ status: reason — detail]**`` after every claim that is not supported."""
+    """The answer ``text`` with `` **[⚠ status: reason — detail]**`` after every claim that is not supported.
+
+    The mark follows the claim on its line; after a claim of a kind in :data:`MARKED_APART` (a code
+    block) it is a paragraph of its own, after a blank line (and after the closing fence of a block
+    left open), so the block still ends where it did and the mark is read as Markdown, not as code.
+    """
     pieces, position = [], 0
     for claim in sorted(claims, key=lambda c: c["start"]):
         if claim["status"] == "supported":
             continue
         detail = f" — {claim['detail']}" if claim.get("detail") else ""
-        pieces += [text[position : claim["end"]], f" **[⚠ {claim['status']}: {claim['reason']}{detail}]**"]
+        mark = f"**[⚠ {claim['status']}: {claim['reason']}{detail}]**"
+        apart = f"{_closing_fence(claim['text'])}\n\n{mark}\n" if claim.get("kind") in MARKED_APART else ""
+        pieces += [text[position : claim["end"]], apart or f" {mark}"]
         position = claim["end"]
     return "".join([*pieces, text[position:]])
 
