@@ -287,3 +287,13 @@ def test_the_mermaid_export_has_every_node_and_edge_of_the_hamilton_graph(defaul
 
 def test_the_mermaid_export_is_the_same_whatever_the_hash_seed():
     assert len(_outputs_by_seed("from claimgate import pictures; print(pictures.mermaid_dag(), end='')")) == 1
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u2066", "\u200b", "\x07", "\u2028", "\ue000"])
+def test_a_case_id_with_a_bidi_or_invisible_control_is_drawn_with_a_visible_tag(control):
+    source = pictures.case_graph(drivers.gate_driver(), f"../evil{control}case", "validated_requests").source
+    assert control not in source
+    assert f"case ../evil⟨U+{ord(control):04X}⟩case: decided at validated_requests" in source
+    svg = pictures.svg_text(source)
+    if svg is not None:  # with Graphviz installed: the picture itself
+        assert control not in svg and f"⟨U+{ord(control):04X}⟩" in svg

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from claimgate.gate.decisions import decision_stages, downstream, upstream
 from claimgate.io.atomic import write_atomic
+from claimgate.textlines import visible_controls
 
 #: Font of every label. Every common monospace font (Courier New on Windows and macOS, Liberation Mono,
 #: Nimbus Mono or DejaVu Sans Mono on Linux, Menlo) advances 0.60-0.61 em per character, so the box widths
@@ -251,7 +252,7 @@ def case_graph(dr, case_id: object, decided_at: str):
     ``dr`` is the gate driver (``drivers.gate_driver()``); returns Hamilton's
     ``graphviz.Digraph`` (use ``.source`` for the DOT text), without config boxes.
     """
-    return _path_graph(dr, decided_at, f"case {case_id}: decided at {decided_at}")
+    return _path_graph(dr, decided_at, f"case {visible_controls(str(case_id))}: decided at {decided_at}")
 
 
 def path_graph(dr, decided_at: str, cases: int):

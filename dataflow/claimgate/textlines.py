@@ -1,4 +1,4 @@
-"""Line arithmetic shared by the gate and the audit.
+"""Line arithmetic shared by the gate and the audit, and which characters a page or picture shows as tags.
 
 A *line* is what ``str.splitlines`` yields: the boundaries are ``\\n``, ``\\r\\n``,
 ``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028 and U+2029 (Python's
@@ -9,6 +9,23 @@ point) offsets into the decoded text, never byte offsets.
 from __future__ import annotations
 
 import bisect
+import unicodedata
+
+#: Unicode categories a page or picture shows as a visible ``⟨U+XXXX⟩`` tag instead of the character (tab and
+#: newline are kept): controls, format characters (bidi overrides such as U+202E, zero-width ones),
+#: surrogates, private use, line and paragraph separators. Shown, not removed, so a reviewer sees them.
+SHOWN_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+
+
+def visible_controls(text: str) -> str:
+    """``text`` (plain text, for a picture's label) with each character of :data:`SHOWN_CATEGORIES` but tab and
+    newline written as ``⟨U+XXXX⟩``: a case id holding U+202E cannot reverse the title it is drawn in."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(
+        f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in SHOWN_CATEGORIES and ch not in "\t\n" else ch for ch in text
+    )
+
 
 #: Every character ``str.splitlines`` ends a line at (``"\r\n"`` is one terminator of two of them).
 LINE_TERMINATORS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"

@@ -13,8 +13,8 @@ from __future__ import annotations
 import html
 import unicodedata
 
-#: Unicode categories shown as a visible tag instead of the character (tab and newline are kept).
-SHOWN_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+from claimgate.textlines import SHOWN_CATEGORIES
+
 #: Verdict and status colours (the screenshot test looks for the card border colours).
 COLOURS = {
     "found": "#1a7f37", "supports": "#1a7f37", "supported": "#1a7f37", "accepted": "#1a7f37", "ready": "#1a7f37",
