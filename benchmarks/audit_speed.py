@@ -21,8 +21,9 @@ citations both accept as well-formed, and measures in this process the
 normalization rate (``index_build.normalized_chunk`` over the corpus, characters
 per second) and the share of documents the array rules leave to the reference
 tokenizer (``NormalizedChunk.reference`` plus the documents ``negation.needs_token_scan``
-tokenizes again). ``--large`` adds a cold and a warm run at 200,000 real-prose documents
-(memory). The load average (``os.getloadavg``) is printed before and after.
+tokenizes again). ``--large`` adds a cold, a warm and an after-one-edit run (with a cold run of
+the edited corpus, outputs compared) at 200,000 real-prose documents (memory). The load average
+(``os.getloadavg``) is printed before and after.
 
 Usage: ``python benchmarks/audit_speed.py [--docs 20000] [--citations 4000] [--repeat 3]
 [--baseline-repeat 1] [--shapes real,synthetic] [--large] [--workdir DIR]``.
@@ -34,6 +35,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -84,6 +86,32 @@ def write_inputs_in_child(folder: Path, n_docs: int, n_citations: int, shape: st
     )
     argv = [sys.executable, "-c", code, str(ROOT / "benchmarks"), str(folder), str(n_docs), str(n_citations), shape]
     return int(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
+
+
+def edited_copy_in_child(folder: Path, edited: Path) -> None:
+    """``edited``: ``folder``'s corpus with its middle document (by id) edited (a word and a number put in after
+    its first word), and the same citations; done in a child process (see ``write_inputs_in_child``)."""
+    code = (
+        "import json, sys; from pathlib import Path; src, dst = Path(sys.argv[1]), Path(sys.argv[2]); "
+        "docs = json.loads((src / 'corpus.json').read_text(encoding='utf-8')); key = sorted(docs)[len(docs) // 2]; "
+        "docs[key] = docs[key].replace(' ', ' edited 123 ', 1); dst.mkdir(parents=True, exist_ok=True); "
+        "(dst / 'corpus.json').write_text(json.dumps(docs, ensure_ascii=False), encoding='utf-8'); "
+        "(dst / 'citations.jsonl').write_bytes((src / 'citations.jsonl').read_bytes())"
+    )
+    subprocess.run([sys.executable, "-c", code, str(folder), str(edited)], check=True)
+
+
+def after_one_edit(folder: Path) -> dict:
+    """The run after one edit of ``folder``'s corpus with a copy of its filled cache (a delta on its index), and a
+    cold run of the edited corpus: ``{"edit": timed, "cold": timed, "identical": bool}``."""
+    edited = folder / "edited"
+    edited_copy_in_child(folder, edited)
+    shutil.rmtree(edited / "index-cache", ignore_errors=True)
+    shutil.copytree(folder / "index-cache", edited / "index-cache")
+    edit = timed(audit_argv(edited, edited / "after-edit.jsonl", edited / "index-cache"))
+    cold = timed(audit_argv(edited, edited / "cold.jsonl"))
+    same = (edited / "after-edit.jsonl").read_bytes() == (edited / "cold.jsonl").read_bytes()
+    return {"edit": edit, "cold": cold, "identical": same}
 
 
 def timed(argv: list[str]) -> tuple[float, float, float]:
@@ -276,7 +304,9 @@ def main() -> int:
     ap.add_argument("--baseline-repeat", type=int, default=1, help="baseline runs (it takes about a minute each)")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--shapes", default="real,synthetic", help="comma-separated: real, synthetic (in that order)")
-    ap.add_argument("--large", action="store_true", help="also cold and warm at 200,000 real-prose documents")
+    ap.add_argument(
+        "--large", action="store_true", help="also cold, warm and after one edit at 200,000 real-prose documents"
+    )
     ap.add_argument("--workdir", type=Path, default=None)
     args = ap.parse_args()
 
@@ -299,7 +329,12 @@ def main() -> int:
             print("|---|---:|---:|---|")
             print(f"| cold | {large['cold'][0][0]:.1f} | {large['cold'][0][1]:,.0f} | < 1024 MiB |")
             print(f"| warm | {large['warm'][0][0]:.1f} | {large['warm'][0][1]:,.0f} | < 1024 MiB |")
-            identical &= large["identical"]
+            edit = after_one_edit(big)
+            print(f"| warm after one edit (a delta on the cached index) | {edit['edit'][0]:.1f} | "
+                  f"{edit['edit'][1]:,.0f} | < 1024 MiB |")  # fmt: skip
+            print(f"| cold, the edited corpus | {edit['cold'][0]:.1f} | {edit['cold'][1]:,.0f} | < 1024 MiB |")
+            print(f"\noutputs after one edit and cold on the edited corpus byte-identical: {edit['identical']}")
+            identical &= large["identical"] and edit["identical"]
     return 0 if identical else 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 from pathlib import Path
 
@@ -257,18 +258,18 @@ def test_a_delta_writable_by_others_refuses_the_run_before_any_work(tmp_path: Pa
         Audit.from_corpus(EDITS["edit"](BASE), cache=tmp_path)
 
 
-def test_base_arrays_load_as_read_only_views_of_one_buffer(tmp_path: Path) -> None:
+def test_base_arrays_load_as_read_only_views_of_one_mapped_file(tmp_path: Path) -> None:
     key = index_cache.corpus_key(BASE)
     index_cache.store_index(tmp_path, key, build_corpus_index(BASE))
     loaded = index_cache.read_index(tmp_path, key, BASE)
     arrays = [s.token_ids for s in loaded.docs.segments] + [loaded.token_postings.docs, loaded.pair_postings.keys]
 
     def owner(a):
-        while isinstance(a, np.ndarray):
-            a = a.base
+        while isinstance(a, np.ndarray | memoryview):
+            a = a.obj if isinstance(a, memoryview) else a.base
         return a
 
     owners = {id(owner(a)) for a in arrays}
-    assert len(owners) == 1 and isinstance(owner(arrays[0]), bytes)  # one buffer (the file's bytes), no copy
+    assert len(owners) == 1 and isinstance(owner(arrays[0]), mmap.mmap)  # one read-only mapping, no copy
     assert not any(a.flags.writeable for a in arrays)  # immutable
     assert all(a.ctypes.data % a.itemsize == 0 for a in arrays)  # aligned

@@ -6,7 +6,12 @@ kinds of file, full indexes and the small deltas of edited corpora
 a file is read once into memory, its owner and mode are checked on the open file, its
 header is judged by the caller, and the SHA-256 of every byte after the header line is
 compared with the one the header records before any byte of the payload is decoded; the
-arrays then load as views of that one buffer (no second copy). Writing streams the
+arrays then load as views of the file mapped read-only (no copy: only the pages a run
+touches are read into its memory, and the kernel may drop them again). The digest is
+computed by reading the file, not through the mapping. The mapped bytes are the checked
+ones because a cache file is never written in place: every write is a new file renamed
+over the old (``io.atomic.write_atomic``), and the mapping keeps the file it opened; only
+its owner (the mode check) could change it in place. Writing streams the
 payload into the file while its digest is computed, then overwrites the header's
 placeholder digest (same length).
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +56,26 @@ def header_line(header: dict) -> bytes:
     return json.dumps(header, sort_keys=True).encode() + b"\n"
 
 
+#: Bytes read at a time while a payload's digest is computed (``_payload_digest``).
+_DIGEST_CHUNK = 1 << 20
+
+
+def _payload_digest(fd: int, start: int) -> str:
+    """The SHA-256 hex of the file's bytes from ``start``, read through one small buffer (``os.preadv``).
+
+    Read, not hashed through the mapping: a mapped page, once touched, counts in the process's resident
+    memory, and the check touches every page; read, only the pages a run uses later are ever mapped in.
+    """
+    digest, buffer = hashlib.new(_DIGEST), bytearray(_DIGEST_CHUNK)
+    view, at = memoryview(buffer), start
+    while True:
+        got = os.preadv(fd, [view], at)
+        if not got:
+            return digest.hexdigest()
+        digest.update(view[:got])
+        at += got
+
+
 def read_checked(
     path: Path, header_fits: Callable[[dict], bool], decode: Callable[[bytes, int, list], dict]
 ) -> dict | None:
@@ -70,18 +96,21 @@ def read_checked(
         raise DamagedCacheError(f"cannot read it: {exc.strerror or exc}") from None
     try:
         with handle:
-            unsafe = _unsafe_owner_or_mode(os.fstat(handle.fileno()))
+            info = os.fstat(handle.fileno())
+            unsafe = _unsafe_owner_or_mode(info)
             if unsafe:
                 raise DamagedCacheError(f"it is {unsafe}")
-            data = handle.read()  # one buffer: the digest and the array views share it
-        if not data.startswith(MAGIC):
-            raise DamagedCacheError("not an index cache file")
-        start = data.find(b"\n", len(MAGIC), len(MAGIC) + 4096) + 1
-        header = json.loads(data[len(MAGIC) : start]) if start else None
-        if not isinstance(header, dict) or not header_fits(header):
-            raise DamagedCacheError("its header does not match this corpus and format")
-        if hashlib.new(_DIGEST, memoryview(data)[start:]).hexdigest() != header["payload_sha256"]:
-            raise DamagedCacheError("its payload does not match the digest in its header")
+            if info.st_size < len(MAGIC):
+                raise DamagedCacheError("not an index cache file")
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)  # the arrays are views of it
+            if data[: len(MAGIC)] != MAGIC:
+                raise DamagedCacheError("not an index cache file")
+            start = data.find(b"\n", len(MAGIC), len(MAGIC) + 4096) + 1
+            header = json.loads(data[len(MAGIC) : start]) if start else None
+            if not isinstance(header, dict) or not header_fits(header):
+                raise DamagedCacheError("its header does not match this corpus and format")
+            if _payload_digest(handle.fileno(), start) != header["payload_sha256"]:
+                raise DamagedCacheError("its payload does not match the digest in its header")
         end = data.find(b"\n", start) + 1
         if not end:
             raise DamagedCacheError("its payload has no records line")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import mmap
 from array import array
 from collections.abc import Mapping
 
@@ -245,6 +246,34 @@ def read_arrays(data: bytes, at: int, names: list) -> dict[str, np.ndarray]:
     if at != len(data):
         raise ValueError("bytes after the last array")
     return arrays
+
+
+def _mapping_of(array: np.ndarray) -> mmap.mmap | None:
+    """The read-only file mapping ``array`` is a view of (``read_arrays`` of ``cache_file.read_checked``), or None."""
+    owner: object = array
+    while isinstance(owner, np.ndarray | memoryview):
+        owner = owner.obj if isinstance(owner, memoryview) else owner.base
+    return owner if isinstance(owner, mmap.mmap) else None
+
+
+def release_pages(*arrays: np.ndarray) -> None:
+    """Let the kernel drop the pages of ``arrays`` (views of a mapped cache file) from this process's memory now.
+
+    For arrays a step has finished reading (a base's postings once the merged ones are built): the
+    pages wholly inside each array leave the resident set (``madvise(MADV_DONTNEED)``), and the
+    values stay as they are: the mapping is of a file opened read-only, so a later read maps the
+    same bytes in again. Arrays that are not views of a mapping are left alone.
+    """
+    for values in arrays:
+        mapping = _mapping_of(values)
+        if mapping is None or not values.nbytes or not hasattr(mapping, "madvise"):
+            continue
+        origin = np.frombuffer(mapping, np.uint8, 1).ctypes.data
+        start = values.ctypes.data - origin
+        first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE  # whole pages only: neighbours may still be in use
+        last = (start + values.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
+        if last > first:
+            mapping.madvise(mmap.MADV_DONTNEED, first, last - first)
 
 
 def records(line: bytes) -> dict:

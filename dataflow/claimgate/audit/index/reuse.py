@@ -34,7 +34,7 @@ import numpy as np
 
 from claimgate.audit.index.build import _ExtraKeys, _postings
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
-from claimgate.audit.index.payload import Rows
+from claimgate.audit.index.payload import Rows, release_pages
 from claimgate.audit.index.postings import Postings
 from claimgate.audit.index.types import CorpusIndex
 
@@ -213,6 +213,11 @@ def _spliced_postings(
     out, doc_map = [], doc_map.astype(np.int32)  # int32 gathers: half the memory of int64 over the postings
     for old, new in zip((base.token_postings, base.pair_postings), fresh):
         keys = old.keys
+        if identity and len(others):  # an edit: the others keep their numbers, their old postings go
+            new_keys, new_docs = new.expanded()
+            out.append(_edited(old, others.astype(np.int32), new_keys, others[new_docs]))
+            release_pages(old.keys, old.offsets)
+            continue
         if identity:  # the kept documents keep their numbers (an edit, no addition or removal)
             mapped = old.docs
             kept = (doc_map >= 0)[old.docs] if len(others) else None
@@ -227,7 +232,80 @@ def _spliced_postings(
         held = counts > 0
         new_keys, new_docs = new.expanded()
         out.append(_inserted(keys[held], counts[held], docs, new_keys, others[new_docs]))
+        del kept, counts, docs, held, mapped  # before the next postings' temporaries
+        release_pages(old.keys, old.offsets, old.docs)  # a mapped base's postings are read for the last time
     return out[0], out[1]
+
+
+#: Elements of a base's postings read (then released: ``payload.release_pages``) at a time by ``_edited``.
+_RUN_BLOCK = 1 << 20
+
+
+def _edited(old: Postings, dropped: np.ndarray, new_keys: np.ndarray, new_docs: np.ndarray) -> Postings:
+    """``old`` without the postings of documents ``dropped`` (int32, ascending) and with the pairs
+    ``(new_keys[j], new_docs[j])`` added: the splice of an edit, where every other document keeps its number.
+
+    ``_inserted`` of the kept postings, built without an array the size of the postings beside the result:
+    the positions to drop are found a block at a time, and the result's documents are copied from runs of
+    ``old.docs`` between the places that change (a few per edited document), each block's pages released
+    once copied (a mapped base's pages leave memory as the copy fills; the values stay valid).
+    """
+    docs, offsets, keys = old.docs, old.offsets, old.keys
+    removed = []
+    for lo in range(0, len(docs), _RUN_BLOCK):
+        block = docs[lo : lo + _RUN_BLOCK]
+        removed.append(np.flatnonzero(np.isin(block, dropped)) + lo)
+        release_pages(block)
+    removed = np.concatenate(removed) if removed else np.empty(0, np.int64)
+    order = np.lexsort((new_docs, new_keys))
+    new_keys, new_docs = new_keys[order], new_docs[order].astype(np.int32)
+    at_key = np.searchsorted(keys, new_keys)
+    present = at_key < len(keys)
+    present[present] = keys[at_key[present]] == new_keys[present]
+    # where each new pair goes, as a position of old.docs (before it): inside its key's run at the place a
+    # binary search finds, or at the boundary where a key old does not hold sorts in
+    lo = offsets[np.minimum(at_key, len(keys))].astype(np.int64)
+    hi = np.where(present, offsets[np.minimum(at_key + 1, len(keys))], lo)
+    view = memoryview(np.ascontiguousarray(docs))
+    places = np.fromiter(
+        map(bisect_left, repeat(view), new_docs.tolist(), lo.tolist(), hi.tolist()), np.int64, len(new_docs)
+    )
+    by_place = np.argsort(places, kind="stable")  # (key, document) order kept among pairs at one place
+    places, placed = places[by_place], new_docs[by_place]
+    out = np.empty(len(docs) - len(removed) + len(new_docs), np.int32)
+    written = start = 0
+    cuts = np.union1d(removed, places).tolist()
+    inserted = np.searchsorted(places, cuts, "left").tolist(), np.searchsorted(places, cuts, "right").tolist()
+    gone = set(removed.tolist())
+    for cut, first, last in zip(cuts, *inserted):
+        written = _copied(docs, start, cut, out, written)
+        out[written : written + last - first] = placed[first:last]
+        written += last - first
+        start = cut + 1 if cut in gone else cut
+    written = _copied(docs, start, len(docs), out, written)
+    # the keys: counts after the removals and additions; a key left with none is dropped, a new one added
+    counts = np.diff(offsets).astype(np.int64)
+    np.subtract.at(counts, np.searchsorted(offsets, removed, "right") - 1, 1)
+    np.add.at(counts, at_key[present], 1)
+    added, added_counts = np.unique(new_keys[~present], return_counts=True)
+    held = counts > 0
+    kept_keys, kept_counts = (keys, counts) if held.all() else (keys[held], counts[held])
+    where = np.searchsorted(kept_keys, added)
+    all_keys = np.insert(kept_keys, where, added) if len(added) else kept_keys
+    all_counts = np.insert(kept_counts, where, added_counts) if len(added) else kept_counts
+    final = np.zeros(len(all_keys) + 1, np.int64 if len(out) >= 1 << 31 else np.int32)
+    np.cumsum(all_counts, out=final[1:])
+    return Postings(np.ascontiguousarray(all_keys, np.int64), final, out)
+
+
+def _copied(docs: np.ndarray, start: int, stop: int, out: np.ndarray, written: int) -> int:
+    """Copy ``docs[start:stop]`` into ``out`` from ``written`` a block at a time, releasing each block read."""
+    for lo in range(start, stop, _RUN_BLOCK):
+        block = docs[lo : min(stop, lo + _RUN_BLOCK)]
+        out[written : written + len(block)] = block
+        written += len(block)
+        release_pages(block)
+    return written
 
 
 def _keeps_numbers(doc_map: np.ndarray) -> bool:
@@ -261,7 +339,7 @@ def _inserted(keys, counts, docs, new_keys, new_docs) -> Postings:
     np.add.at(all_counts, np.searchsorted(all_keys, new_keys), 1)
     offsets = np.zeros(len(all_keys) + 1, np.int64 if len(all_docs) >= 1 << 31 else np.int32)
     np.cumsum(all_counts, out=offsets[1:])
-    return Postings(all_keys.astype(np.int64), offsets, all_docs)
+    return Postings(all_keys.astype(np.int64, copy=False), offsets, all_docs)
 
 
 def _per_document_parts(
