@@ -502,6 +502,7 @@ RUNS = {
     "ledger_row_edited": lambda c, t: recheck_command(c, t, damage=lambda raw: raw.replace(b"new path", b"old path")),
     "ledger_other_corpus": lambda c, t: recheck_command(c, t, corpus={"other": "another corpus"}),
     "ledger_renamed_source": lambda c, t: recheck_command(c, t, corpus={"guide-v2": LEDGER_DOCS["guide"]}),
+    "ledger_other_schema": lambda c, t: request_recheck_command(c, t),
 }
 
 LEDGER_DOCS = {"guide": "Copying documents to a new path is refused by default."}
@@ -520,6 +521,21 @@ def recheck_command(capsys, tmp_path: Path, damage=None, corpus: dict | None = N
     return command(
         capsys, "recheck", "--ledger", str(ledger), "--corpus", str(tmp_path / "now.json"), "--output", output
     )
+
+
+def request_recheck_command(capsys, tmp_path: Path) -> tuple:
+    """A ledger of prepared requests from ``Gate.decide_many`` (the default schema), rechecked under another."""
+    manifest, ledger = one(tmp_path), tmp_path / "ledger.jsonl"
+    case = {"case_id": "c", "candidate_ids": ["guide"], "requested_version": "1.0", "claim_key": "existing_path"}
+    Gate.from_manifest(manifest).decide_many([case], ledger=ledger)
+    schema = tmp_path / "semver.toml"
+    schema.write_text('prefix = "@quill"\n[versions]\npattern = "semver"\n[operations.create_copy]\n'
+                      'existing_path = ["refuse", "overwrite"]\n', encoding="utf-8")  # fmt: skip
+    output = str(tmp_path / "out" / "recheck.jsonl")
+    return command(
+        capsys, "recheck", "--ledger", str(ledger), "--manifest", str(manifest), "--schema", str(schema),
+        "--output", output,
+    )  # fmt: skip
 
 
 def answer_command(capsys, tmp_path: Path, answer: str) -> tuple:

@@ -240,5 +240,5 @@ class Gate:
             pins = {e["source_id"]: e["sha256"] for e in self._loaded.manifest["sources"]}
             decided = zip(results["case_id"], (rows[p] for p in results["position"]), results["result"])
             versions = {e["source_id"]: e["version"] for e in self._loaded.manifest["sources"]}
-            append_ledger(ledger, request_ledger_rows(decided, pins, versions))
+            append_ledger(ledger, request_ledger_rows(decided, pins, versions, self._loaded.schema))
         return results

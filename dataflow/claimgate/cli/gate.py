@@ -231,7 +231,7 @@ def append_request_ledger(path: str | Path, run: drivers.GateRun) -> None:
     results = run.results
     decided = zip(results["case_id"], (requests[p] for p in results["position"]), results["result"])
     versions = dict(zip(run.verified_sources["source_id"], run.verified_sources["version"]))
-    append_ledger(path, request_ledger_rows(decided, pins, versions))
+    append_ledger(path, request_ledger_rows(decided, pins, versions, run.schema))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -53,10 +53,11 @@ def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]
     """The recheck rows of the ledger's prepared requests, decided again against ``--manifest`` where changed.
 
     Needs ``--manifest`` (a usage error otherwise). Raises ``IngestionError`` as a gate run over the
-    manifest would, and ``ledger_other_corpus``/``ledger_renamed_source`` (``io.ledger_file.check_same_corpus``).
+    manifest would, ``ledger_other_corpus``/``ledger_renamed_source`` (``io.ledger_file.check_same_corpus``)
+    and ``ledger_other_schema`` (``gate.ledger_rows.check_same_schema``).
     """
     from claimgate.execution.drivers import load_gate
-    from claimgate.gate.ledger_rows import recheck_request
+    from claimgate.gate.ledger_rows import check_same_schema, recheck_request
     from claimgate.gate.reference import decide_case
     from claimgate.io.ledger_file import check_same_corpus, ledger_sources
     from claimgate.io.sources import read_manifest
@@ -67,6 +68,7 @@ def recheck_requests(ledger: list[dict], args: argparse.Namespace) -> list[dict]
     pins = {e["source_id"]: e["sha256"] for e in manifest["sources"]}
     check_same_corpus(ledger_sources(ledger, "request"), pins)
     loaded = load_gate(manifest, args.schema)
+    check_same_schema(ledger, loaded.schema)
     records = {r["source_id"]: r for r in loaded.verified_sources.to_dict("records")}
     decide = lambda request: decide_case(request, records, loaded.schema)  # noqa: E731
     versions = {e["source_id"]: e["version"] for e in manifest["sources"]}

@@ -3,14 +3,18 @@
 One row per case: the manifest identity (``io.ledger_file.corpus_identity`` over every pinned
 source's id and SHA-256, the manifest's own hashes of the file bytes), each candidate source's id
 and pinned SHA-256 (``None`` for an id the manifest does not pin), the request as decided (the case
-row's fields but ``case_id``) and the gate's ``status`` and ``reason``.
+row's fields but ``case_id``), the gate's ``status`` and ``reason``, and the claim schema's identity
+(``schema_sha256``: a recheck under another schema is refused, not read as changed documents).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 
-from claimgate.io.ledger_file import corpus_identity
+from claimgate.errors import IngestionError
+from claimgate.gate.schema import ClaimSchema
+from claimgate.io.ledger_file import canonical_bytes, corpus_identity
 
 #: The case fields a prepared request records (absent ones are left out).
 REQUEST_FIELDS = ("candidate_ids", "requested_version", "claim_key", "operation")
@@ -21,16 +25,47 @@ def request_of(case: object) -> dict:
     return {f: case[f] for f in REQUEST_FIELDS if f in case} if isinstance(case, Mapping) else {}
 
 
+def schema_identity(schema: ClaimSchema) -> str:
+    """SHA-256 hex of the schema's JSON form (``ClaimSchema.as_dict``, keys sorted, compact): which schema
+    a request was prepared under (its prefix, operations, values, version scheme and directive rules)."""
+    return hashlib.sha256(canonical_bytes(schema.as_dict())).hexdigest()
+
+
+def check_same_schema(ledger: Iterable[dict], schema: ClaimSchema) -> None:
+    """Refuse a recheck whose schema is not the one the ledger's requests were prepared under.
+
+    ``IngestionError`` ``ledger_other_schema`` (docs/recheck-rules.md, "Refusals") at the first request row
+    whose ``schema_sha256`` differs from today's :func:`schema_identity`: under another schema the gate
+    decides another contract (a version pattern, the values a key allows), so every difference it reported
+    would be the schema's, not the documents'. Rows written before the field existed are not checked.
+    """
+    today = schema_identity(schema)
+    for line, row in enumerate(ledger, 1):
+        recorded = row.get("schema_sha256") if row.get("kind") == "request" else None
+        if recorded is not None and recorded != today:
+            raise IngestionError(
+                "ledger_other_schema",
+                f"ledger line {line} was prepared under another claim schema (sha256 {str(recorded)[:12]}…, "
+                f"today's {today[:12]}…); pass --schema as the gate run had it",
+            )
+
+
 def request_ledger_rows(
-    decided: Iterable[tuple[object, object, dict]], pins: Mapping[str, str], versions: Mapping[str, str]
+    decided: Iterable[tuple[object, object, dict]],
+    pins: Mapping[str, str],
+    versions: Mapping[str, str],
+    schema: ClaimSchema | None = None,
 ) -> list[dict]:
     """One ledger row (unsealed) per ``(case_id, case row, result object)``.
 
     ``pins`` is ``{source_id: sha256}`` and ``versions`` ``{source_id: version}`` of the manifest: a
     re-pin may change a source's version without its bytes, and the version decides eligibility.
+    ``schema``: the run's claim schema, recorded as ``schema_sha256`` (:func:`schema_identity`) so a recheck
+    under another one is refused (:func:`check_same_schema`).
 
     The row keeps the result's ``status``, ``reason`` and ``agreed_value`` (``None`` unless ``ready``).
     """
+    identity = {"schema_sha256": schema_identity(schema)} if schema is not None else {}
     manifest = corpus_identity(pins)
     out = []
     for case_id, case, result in decided:
@@ -48,6 +83,7 @@ def request_ledger_rows(
                 "corpus_sha256": manifest,
                 "sources": {c: pins.get(c) for c in sorted(set(ids))},
                 "versions": {c: versions.get(c) for c in sorted(set(ids))},
+                **identity,
             }
         )
     return out

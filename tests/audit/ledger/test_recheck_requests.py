@@ -95,3 +95,45 @@ def test_requests_need_a_manifest(capsys, tmp_path):
     code, _, err = cli(capsys, "recheck", "--ledger", str(ledger), "--corpus", str(tmp_path / "c.json"), "--output",
                        str(tmp_path / "r.jsonl"))  # fmt: skip
     assert code == 2 and "--manifest" in err
+
+
+SEMVER = b'prefix = "@quill"\n\n[versions]\npattern = "semver"\n\n[operations.create_copy]\nexisting_path = ["refuse", "overwrite"]\nclose_required = ["yes", "no"]\n'  # noqa: E501
+
+
+def test_request_rows_record_the_schema_and_a_recheck_under_another_is_refused_in_one_line(capsys, tmp_path):
+    from claimgate.gate.ledger_rows import schema_identity
+    from claimgate.gate.schema import load_schema
+
+    ledger = ledger_from_gate(tmp_path)  # under the default (Quill) schema
+    assert {r["schema_sha256"] for r in read_ledger(ledger)} == {schema_identity(load_schema())}
+    other = tmp_path / "semver.toml"
+    other.write_bytes(SEMVER)
+    sources = {"page": ("1.0", PAGE), "other": ("1.0", OTHER)}
+    code, rows, err = recheck(capsys, tmp_path, ledger, sources, "--schema", str(other))
+    assert (code, rows) == (3, {}) and err.count("\n") == 1
+    assert "ledger_other_schema" in err and "ledger line 1" in err and "--schema" in err
+    code, rows, _ = recheck(capsys, tmp_path, ledger, sources)  # the schema the gate run had
+    assert code == 0 and {r["status"] for r in rows.values()} == {"unchanged"}
+
+
+def test_a_request_row_written_before_the_schema_was_recorded_is_rechecked_as_before(capsys, tmp_path):
+    from claimgate.io.ledger_file import canonical_bytes, sealed
+
+    ledger = ledger_from_gate(tmp_path)
+    rows = [{k: v for k, v in r.items() if k not in ("schema_sha256", "row_sha256")} for r in read_ledger(ledger)]
+    ledger.write_bytes(b"".join(canonical_bytes(sealed(r)) + b"\n" for r in rows))
+    code, rechecked, _ = recheck(capsys, tmp_path, ledger, {"page": ("1.0", PAGE), "other": ("1.0", OTHER)})
+    assert code == 0 and {r["status"] for r in rechecked.values()} == {"unchanged"}
+
+
+def test_the_schema_identity_follows_what_the_gate_decides_by_and_not_the_file_bytes():
+    from claimgate.gate.ledger_rows import schema_identity
+    from claimgate.gate.schema import schema_from_dict
+
+    base = {"prefix": "@quill", "operations": {"create_copy": {"existing_path": ["refuse", "overwrite"]}}}
+    same = schema_from_dict(json.loads(json.dumps(base)))
+    assert schema_identity(schema_from_dict(base)) == schema_identity(same)
+    changed = {**base, "operations": {"create_copy": {"existing_path": ["refuse"]}}}
+    assert schema_identity(schema_from_dict(changed)) != schema_identity(schema_from_dict(base))
+    versioned = {**base, "versions": {"pattern": "semver"}}
+    assert schema_identity(schema_from_dict(versioned)) != schema_identity(schema_from_dict(base))
