@@ -204,3 +204,24 @@ def test_a_signal_dropped_in_a_streamed_run_ends_it_after_that_chunk(streamed_in
         "error: interrupted by SIGTERM; no partial output was left\n",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_second_run_in_the_same_process_after_a_terminated_one_writes_its_output(tmp_path):
+    script = (
+        "import os, signal, sys\n"
+        "from claimgate.runtime import signals\n"
+        "from claimgate.io.atomic import write_atomic\n"
+        "signals.install_termination_handlers()\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    import time; time.sleep(5)\n"
+        "except KeyboardInterrupt as exc:\n"
+        "    first = signals.interrupted_status(exc)\n"
+        "signals.install_termination_handlers()  # the next run, as main() does\n"
+        f"write_atomic({str(tmp_path / 'second.json')!r}, lambda h: h.write(b'ok'))\n"
+        "assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN\n"
+        "print(first)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (0, "143\n"), done.stderr
+    assert (tmp_path / "second.json").read_bytes() == b"ok"

@@ -143,3 +143,16 @@ def test_a_short_write_is_continued_until_every_line_is_out(tmp_path, monkeypatc
     path = tmp_path / "l.jsonl"
     assert append_ledger(path, [row(1), row(2), row(3)]) == 3
     assert len(calls) > 1 and [r["citation_id"] for r in read_ledger(path)] == ["c1", "c2", "c3"]
+
+
+def test_a_ledger_under_a_file_is_an_output_error_naming_it(tmp_path):
+    from claimgate.errors import OutputError
+
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(OutputError, match="cannot append to .*a-file/l.jsonl: a part of its folder path is a file"):
+        append_ledger(tmp_path / "a-file" / "l.jsonl", [row(1)])
+
+
+def test_a_ledger_in_new_folders_is_made_there(tmp_path):
+    path = tmp_path / "new" / "folders" / "l.jsonl"
+    assert append_ledger(path, [row(1)]) == 1 and [r["citation_id"] for r in read_ledger(path)] == ["c1"]

@@ -43,7 +43,10 @@ def _last_line(fd: int, size: int) -> bytes:
 
 
 def _check_open(fd: int, path: str | Path) -> None:
-    size = os.fstat(fd).st_size
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # swapped for a FIFO after the path was checked: never written into
+        raise IngestionError("ledger_invalid", f"{path} is {file_kind(info.st_mode)}: a ledger is a regular file")
+    size = info.st_size
     if not size:
         return
     problem = format_problem(os.pread(fd, 8, 0))
@@ -105,6 +108,8 @@ def append_ledger(path: str | Path, rows: Iterable[dict]) -> int:
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)  # as an output's folders are made
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o666)
+    except (FileExistsError, NotADirectoryError):  # mkdir or open met a file where a folder must be
+        raise OutputError(f"cannot append to {path}: a part of its folder path is a file") from None
     except OSError as exc:
         raise OutputError(f"cannot append to {path}: {exc.strerror or exc}") from None
     try:

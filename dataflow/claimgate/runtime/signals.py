@@ -50,9 +50,11 @@ _said: dict = {"interrupted": False}
 #: While a ``deferred_termination`` block runs, a termination signal is noted here instead of raised.
 _deferral: dict = {"depth": 0, "pending": None}
 
-#: The termination signal this run received (``_raise_terminated``), kept until the process ends
-#: (or ``disarm_exit_deadline``): ``raise_if_terminated`` reads it before an output is committed.
+#: The termination signal this run received (``_raise_terminated``), kept until the run ends (the next
+#: ``install_termination_handlers``, or ``disarm_exit_deadline``): ``raise_if_terminated`` reads it.
 _received: dict = {"signum": None}
+#: Signals the handler set to ``SIG_IGN`` itself (not a parent's ``nohup``): installed again by the next run.
+_ignored_by_us: set = set()
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
@@ -66,6 +68,7 @@ def _raise_terminated(signum: int, frame: object) -> None:
     # supervisors repeat it) must not interrupt the clean-up of the first.
     for other in TERMINATION_SIGNALS:
         signal.signal(other, signal.SIG_IGN)
+        _ignored_by_us.add(other)
     _received["signum"] = signum
     _arm_exit_deadline(signum)
     if _deferral["depth"]:
@@ -104,6 +107,7 @@ def disarm_exit_deadline() -> None:
     """Cancel the forced exit armed by a termination signal and forget the signal (for callers that go on
     after handling it: ``raise_if_terminated`` no longer raises for it)."""
     _received["signum"] = None
+    _ignored_by_us.clear()  # the caller restores or keeps the handlers as it sees fit
     timer, _exit_deadline["timer"] = _exit_deadline["timer"], None
     if timer is not None:
         timer.cancel()
@@ -175,16 +179,20 @@ def install_termination_handlers() -> bool:
 
     Does nothing (returns ``False``) outside the main thread, where Python cannot set
     handlers, and leaves a signal alone that the parent process set to be ignored
-    (``nohup`` ignores SIGHUP on purpose).
+    (``nohup`` ignores SIGHUP on purpose). A signal an earlier run of this process received is
+    forgotten, and the handlers it set aside are installed again (``main`` called twice).
     """
     if threading.current_thread() is not threading.main_thread():
         return False
     _installed_in["pid"] = os.getpid()
+    ours = set(_ignored_by_us)  # set aside by an earlier run's handler, not by a parent: installed again
+    disarm_exit_deadline()  # a run in this process (``main`` called again) starts unsignalled, no deadline
+    _said["interrupted"] = False
     if sys.unraisablehook is not _swallowed_terminated:
         _previous_unraisablehook["hook"] = sys.unraisablehook
         sys.unraisablehook = _swallowed_terminated
     for signum in TERMINATION_SIGNALS:
-        if signal.getsignal(signum) is signal.SIG_IGN:
+        if signal.getsignal(signum) is signal.SIG_IGN and signum not in ours:
             continue
         signal.signal(signum, _raise_terminated)
     return True

@@ -275,3 +275,23 @@ def test_a_mark_stays_on_the_line_of_a_sentence_list_item_or_heading(audit):
     lines = result["annotated"].splitlines()
     assert lines[0].startswith("# Copying files **[⚠ uncited") and lines[2].startswith("- It is encrypted [1]. **[⚠")
     assert lines[4] == "Nice. **[⚠ uncited: no_citation]**"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "````\nshutil.copy(a, b)\n```\nstill code\n",  # a longer fence: ``` inside it does not close it
+        "~~~~\nshutil.copy(a, b)\n~~~\n~~~~\n",  # closed by a run at least as long
+        "```\nshutil.copy(a, b)\n```js\n",  # a closing fence has no info string: this one is still open
+        "- It copies [1].\n\n  ```\n  shutil.copy(a, b)\n",  # an unclosed fence inside a list item
+    ],
+    ids=["longer-open", "tilde-closed", "info-string", "list-item-open"],
+)
+def test_a_mark_after_any_fenced_block_is_read_as_markdown_by_commonmark(audit, code):
+    text = "It refuses [1].\n\n" + code
+    result = audit.check_answer(plain(text, ("1", "guide", REFUSES)))
+    html, blocks = _rendered(result["annotated"])
+    _, original_blocks = _rendered(text)
+    assert blocks == original_blocks  # every code block holds what it held, and no mark
+    marks = sum(c["status"] != "supported" for c in result["claims"])
+    assert html.count("<strong>[⚠ ") == marks >= 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from claimgate.audit.answer.sentences import FENCE
+from claimgate.audit.answer.sentences import FENCE, closes_fence
 
 CLAIM_STATUSES = ("supported", "unsupported", "uncited")
 ANSWER_VERDICTS = ("accepted", "refused")
@@ -143,14 +143,22 @@ def answer_verdict(claims: list[dict], policy: str = "strict") -> tuple[str, str
 MARKED_APART = ("code",)
 
 
-def _closing_fence(code: str) -> str:
-    """``""`` for a fenced code block that ends in its closing fence; for an unclosed one (it runs to the end
-    of the answer, where a renderer closes it), ``"\\n"`` and its fence, so a mark after it is not code."""
+def _closing_fence(code: str, indent: str) -> str:
+    """``""`` for a fenced code block that ends in its closing fence (``sentences.closes_fence``); for an
+    unclosed one (it runs to the end of the answer, where a renderer closes it), ``"\\n"`` and a fence that
+    closes it, indented as the opening one (``indent``), so a mark after it is not code."""
     lines = code.splitlines()
     fence = FENCE.match(lines[0]) if lines else None
-    if fence is None or (len(lines) > 1 and lines[-1].strip().startswith(fence.group(1))):
+    if fence is None or (len(lines) > 1 and closes_fence(lines[-1], fence.group(2))):
         return ""
-    return "\n" + fence.group(1)
+    return "\n" + indent + fence.group(2)
+
+
+def _indent(text: str, start: int) -> str:
+    """The white space before ``start`` on its line: a mark after a code block in a list item stays in the item."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    return before if not before.strip() else " " * (len(before) - len(before.lstrip()))
 
 
 def annotated_markdown(text: str, claims: list[dict]) -> str:
@@ -166,7 +174,9 @@ def annotated_markdown(text: str, claims: list[dict]) -> str:
             continue
         detail = f" — {claim['detail']}" if claim.get("detail") else ""
         mark = f"**[⚠ {claim['status']}: {claim['reason']}{detail}]**"
-        apart = f"{_closing_fence(claim['text'])}\n\n{mark}\n" if claim.get("kind") in MARKED_APART else ""
+        indent = _indent(text, claim["start"])
+        fence = _closing_fence(claim["text"], indent)
+        apart = f"{fence}\n\n{indent}{mark}\n" if claim.get("kind") in MARKED_APART else ""
         pieces += [text[position : claim["end"]], apart or f" {mark}"]
         position = claim["end"]
     return "".join([*pieces, text[position:]])

@@ -4,8 +4,9 @@ Why: an answer is accepted or refused claim by claim, so where a claim ends must
 on a model or a locale. The rules are few and stated as data here (docs/answer-rules.md,
 "Splitting an answer into claims"):
 
-1. A fenced code block (a line opening with three backticks or tildes, to the line that
-   closes it, or to the end of the text) is one claim of kind ``code``, never split.
+1. A fenced code block (a line opening with three or more backticks or tildes, to the line
+   that closes it, ``closes_fence``, or to the end of the text) is one claim of kind ``code``,
+   never split.
 2. Other lines form blocks: a blank line ends a block; a heading line (``#`` to ``######``
    and a space) is a block of its own (kind ``heading``); a list item line (``-``, ``*``,
    ``+`` or ``1.``/``1)`` and a space) starts a new block (kind ``list_item``); any other
@@ -78,8 +79,19 @@ ABBREVIATIONS = frozenset(
         "ver.",
     )
 )
-#: A fence line opening or closing a code block.
-FENCE = re.compile(r"^ {0,3}(```|~~~)")
+#: A fence line opening a code block (CommonMark): up to 3 spaces, then 3 or more backticks or tildes.
+FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})")
+
+
+def closes_fence(line: str, fence: str) -> bool:
+    """Whether ``line`` closes the code block ``fence`` opened (its run of backticks or tildes): up to 3
+    spaces, a run of the same character at least as long, then nothing but spaces (CommonMark)."""
+    stripped = line.rstrip("\r\n")
+    run = len(stripped) - len(stripped.lstrip(" "))
+    body = stripped[run:].rstrip(" \t")
+    return run <= 3 and len(body) >= len(fence) and body == fence[0] * len(body)
+
+
 #: A heading line.
 HEADING = re.compile(r"^ {0,3}#{1,6}\s")
 #: A list item's marker at a line start (the marker is not cut as a sentence end).
@@ -121,7 +133,7 @@ def _blocks(text: str) -> list[tuple[int, int, str]]:
         start, end = position, position + len(line.rstrip("\r\n"))
         position += len(line)
         if fence is not None:
-            if line.strip().startswith(fence[1]):
+            if closes_fence(line, fence[1]):
                 blocks.append((fence[0], end, "code"))
                 fence = None
             continue
@@ -131,7 +143,7 @@ def _blocks(text: str) -> list[tuple[int, int, str]]:
                 blocks.append(tuple(open_block))
                 open_block = None
         if opened:
-            fence = (start, opened.group(1))
+            fence = (start, opened.group(2))
         elif HEADING.match(line):
             blocks.append((start, end, "heading"))
         elif LIST_ITEM.match(line):

@@ -11,7 +11,9 @@ touches are read into its memory, and the kernel may drop them again). The diges
 computed by reading the file, not through the mapping. The mapped bytes are the checked
 ones because a cache file is never written in place: every write is a new file renamed
 over the old (``io.atomic.write_atomic``), and the mapping keeps the file it opened; only
-its owner (the mode check) could change it in place. Writing streams the
+its owner (the mode check) could change it in place: a tool that does (``rsync --inplace``, ``cp``
+over the folder) while a process holds the index can crash that process (``SIGBUS`` on a truncated
+mapping), so a cache folder is replaced whole, never rewritten file by file in place. Writing streams the
 payload into the file while its digest is computed, then overwrites the header's
 placeholder digest (same length).
 
@@ -111,6 +113,8 @@ def read_checked(
                 raise DamagedCacheError("its header does not match this corpus and format")
             if _payload_digest(handle.fileno(), start) != header["payload_sha256"]:
                 raise DamagedCacheError("its payload does not match the digest in its header")
+            if os.fstat(handle.fileno()).st_size != len(data):  # changed in place while it was checked
+                raise DamagedCacheError("it changed while it was read")
         end = data.find(b"\n", start) + 1
         if not end:
             raise DamagedCacheError("its payload has no records line")

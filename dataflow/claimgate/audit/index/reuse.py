@@ -239,13 +239,19 @@ def _spliced_postings(
 
 #: Elements of a base's postings read (then released: ``payload.release_pages``) at a time by ``_edited``.
 _RUN_BLOCK = 1 << 20
+#: Postings removed plus added past which ``_edited`` splices by whole-array steps (``_inserted``) instead of
+#: run by run: its loop costs a few microseconds per place that changes, so a wide edit (the same line
+#: changed on every page) would take seconds where the array steps take a fraction of one, at the cost of
+#: a mask and a copy of the postings beside the result.
+EDIT_CUTS = 20_000
 
 
 def _edited(old: Postings, dropped: np.ndarray, new_keys: np.ndarray, new_docs: np.ndarray) -> Postings:
     """``old`` without the postings of documents ``dropped`` (int32, ascending) and with the pairs
     ``(new_keys[j], new_docs[j])`` added: the splice of an edit, where every other document keeps its number.
 
-    ``_inserted`` of the kept postings, built without an array the size of the postings beside the result:
+    ``_inserted`` of the kept postings, built without an array the size of the postings beside the result
+    (up to :data:`EDIT_CUTS` places that change; past it, ``_inserted`` itself):
     the positions to drop are found a block at a time, and the result's documents are copied from runs of
     ``old.docs`` between the places that change (a few per edited document), each block's pages released
     once copied (a mapped base's pages leave memory as the copy fills; the values stay valid).
@@ -257,6 +263,12 @@ def _edited(old: Postings, dropped: np.ndarray, new_keys: np.ndarray, new_docs: 
         removed.append(np.flatnonzero(np.isin(block, dropped)) + lo)
         release_pages(block)
     removed = np.concatenate(removed) if removed else np.empty(0, np.int64)
+    if len(removed) + len(new_docs) > EDIT_CUTS:  # a wide edit (a footer on every page): whole-array steps
+        kept = np.ones(len(docs), bool)
+        kept[removed] = False
+        counts = np.add.reduceat(kept, offsets[:-1].astype(np.int64), dtype=np.int64) if len(keys) else keys
+        held = counts > 0
+        return _inserted(keys[held], counts[held], docs[kept], new_keys, new_docs)
     order = np.lexsort((new_docs, new_keys))
     new_keys, new_docs = new_keys[order], new_docs[order].astype(np.int32)
     at_key = np.searchsorted(keys, new_keys)
