@@ -45,7 +45,7 @@ def _last_line(fd: int, size: int) -> bytes:
 def _check_open(fd: int, path: str | Path) -> None:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):  # swapped for a FIFO after the path was checked: never written into
-        raise IngestionError("ledger_invalid", f"{path} is {file_kind(info.st_mode)}: a ledger is a regular file")
+        raise _wrong_kind(path, info.st_mode)
     size = info.st_size
     if not size:
         return
@@ -67,7 +67,11 @@ def _check_kind(path: str | Path) -> None:
     except OSError:
         return  # absent (it is created), or the open says why
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        raise IngestionError("ledger_invalid", f"{path} is {file_kind(mode)}: a ledger is a regular file")
+        raise _wrong_kind(path, mode)
+
+
+def _wrong_kind(path: str | Path, mode: int) -> IngestionError:
+    return IngestionError("ledger_invalid", f"{path} is {file_kind(mode)}: a ledger is a regular file")
 
 
 def check_appendable(path: str | Path) -> None:

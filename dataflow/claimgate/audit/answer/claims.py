@@ -174,10 +174,11 @@ def annotated_markdown(text: str, claims: list[dict]) -> str:
             continue
         detail = f" — {claim['detail']}" if claim.get("detail") else ""
         mark = f"**[⚠ {claim['status']}: {claim['reason']}{detail}]**"
-        indent = _indent(text, claim["start"])
-        fence = _closing_fence(claim["text"], indent)
-        apart = f"{fence}\n\n{indent}{mark}\n" if claim.get("kind") in MARKED_APART else ""
-        pieces += [text[position : claim["end"]], apart or f" {mark}"]
+        tail = f" {mark}"
+        if claim.get("kind") in MARKED_APART:
+            indent = _indent(text, claim["start"])
+            tail = f"{_closing_fence(claim['text'], indent)}\n\n{indent}{mark}\n"
+        pieces += [text[position : claim["end"]], tail]
         position = claim["end"]
     return "".join([*pieces, text[position:]])
 
