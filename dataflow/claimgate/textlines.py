@@ -17,14 +17,18 @@ import unicodedata
 SHOWN_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
 
 
+def shown_as_tag(ch: str) -> bool:
+    """Whether a page or picture shows the character ``ch`` as a ``⟨U+XXXX⟩`` tag: its category is one of
+    :data:`SHOWN_CATEGORIES`, and it is not a tab or a newline."""
+    return unicodedata.category(ch) in SHOWN_CATEGORIES and ch not in "\t\n"
+
+
 def visible_controls(text: str) -> str:
-    """``text`` (plain text, for a picture's label) with each character of :data:`SHOWN_CATEGORIES` but tab and
-    newline written as ``⟨U+XXXX⟩``: a case id holding U+202E cannot reverse the title it is drawn in."""
+    """``text`` (plain text, for a picture's label) with each character :func:`shown_as_tag` written as
+    ``⟨U+XXXX⟩``: a case id holding U+202E cannot reverse the title it is drawn in."""
     if text.isascii() and text.isprintable():
         return text
-    return "".join(
-        f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in SHOWN_CATEGORIES and ch not in "\t\n" else ch for ch in text
-    )
+    return "".join(f"⟨U+{ord(ch):04X}⟩" if shown_as_tag(ch) else ch for ch in text)
 
 
 #: Every character ``str.splitlines`` ends a line at (``"\r\n"`` is one terminator of two of them).

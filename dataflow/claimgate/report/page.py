@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import unicodedata
 
-from claimgate.textlines import SHOWN_CATEGORIES
+from claimgate.textlines import SHOWN_CATEGORIES, shown_as_tag
 
 #: Verdict and status colours (the screenshot test looks for the card border colours).
 COLOURS = {
@@ -81,7 +81,7 @@ SCRIPT = """
 
 
 def _shown(ch: str) -> str:
-    if unicodedata.category(ch) in SHOWN_CATEGORIES and ch not in "\t\n":
+    if shown_as_tag(ch):
         return f'<span class="ctl" title="U+{ord(ch):04X}">⟨U+{ord(ch):04X}⟩</span>'
     return html.escape(ch, quote=True)
 

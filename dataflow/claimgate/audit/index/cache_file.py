@@ -3,19 +3,19 @@
 Why this module exists: the index cache (:mod:`claimgate.audit.index.cache`) keeps two
 kinds of file, full indexes and the small deltas of edited corpora
 (:mod:`claimgate.audit.index.delta`), and both are checked the same way before use. Here
-a file is read once into memory, its owner and mode are checked on the open file, its
+a file is opened once, its owner and mode are checked on the open file, its
 header is judged by the caller, and the SHA-256 of every byte after the header line is
 compared with the one the header records before any byte of the payload is decoded; the
 arrays then load as views of the file mapped read-only (no copy: only the pages a run
 touches are read into its memory, and the kernel may drop them again). The digest is
 computed by reading the file, not through the mapping. The mapped bytes are the checked
 ones because a cache file is never written in place: every write is a new file renamed
-over the old (``io.atomic.write_atomic``), and the mapping keeps the file it opened; only
-its owner (the mode check) could change it in place: a tool that does (``rsync --inplace``, ``cp``
-over the folder) while a process holds the index can crash that process (``SIGBUS`` on a truncated
-mapping), so a cache folder is replaced whole, never rewritten file by file in place. Writing streams the
-payload into the file while its digest is computed, then overwrites the header's
-placeholder digest (same length).
+over the old (``io.atomic.write_atomic``), and the mapping keeps the file it opened. Only
+its owner (the mode check) could change it in place, and should not: a tool that does
+(``rsync --inplace``, ``cp`` over the folder) while a process holds the index can crash
+that process (``SIGBUS`` on a truncated mapping); a cache folder is replaced whole.
+Writing streams the payload into the file while its digest is computed, then overwrites
+the header's placeholder digest (same length).
 
 What it refuses to do: decode a payload whose digest differs (a flipped bit, a
 truncation, bytes appended), or a file another user owns or that group or others may

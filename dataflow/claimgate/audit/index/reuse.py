@@ -212,29 +212,33 @@ def _spliced_postings(
     identity = bool(len(doc_map)) and len(doc_map) == len(merged) and _keeps_numbers(doc_map)
     out, doc_map = [], doc_map.astype(np.int32)  # int32 gathers: half the memory of int64 over the postings
     for old, new in zip((base.token_postings, base.pair_postings), fresh):
-        keys = old.keys
         if identity and len(others):  # an edit: the others keep their numbers, their old postings go
             new_keys, new_docs = new.expanded()
             out.append(_edited(old, others.astype(np.int32), new_keys, others[new_docs]))
             release_pages(old.keys, old.offsets)
             continue
-        if identity:  # the kept documents keep their numbers (an edit, no addition or removal)
-            mapped = old.docs
-            kept = (doc_map >= 0)[old.docs] if len(others) else None
+        if identity:  # every document keeps its number and none is rebuilt: the postings as they are
+            mapped, kept = old.docs, None
         else:
             mapped = doc_map[old.docs]
             kept = mapped >= 0
-        if kept is None:
-            counts, docs = np.diff(old.offsets).astype(np.int64), mapped
-        else:
-            counts = np.add.reduceat(kept, old.offsets[:-1].astype(np.int64), dtype=np.int64) if len(keys) else keys
-            docs = mapped[kept]
-        held = counts > 0
         new_keys, new_docs = new.expanded()
-        out.append(_inserted(keys[held], counts[held], docs, new_keys, others[new_docs]))
-        del kept, counts, docs, held, mapped  # before the next postings' temporaries
+        out.append(_kept_and_inserted(old, kept, mapped, new_keys, others[new_docs]))
+        del kept, mapped  # before the next postings' temporaries
         release_pages(old.keys, old.offsets, old.docs)  # a mapped base's postings are read for the last time
     return out[0], out[1]
+
+
+def _kept_and_inserted(old: Postings, kept, docs: np.ndarray, new_keys: np.ndarray, new_docs: np.ndarray) -> Postings:
+    """``_inserted`` of the postings of ``old`` that ``kept`` marks (a bool per posting; ``None``: all), each
+    numbered as ``docs`` says (aligned with ``old.docs``), and the pairs ``(new_keys, new_docs)``."""
+    if kept is None:
+        counts = np.diff(old.offsets).astype(np.int64)
+    else:
+        counts = np.add.reduceat(kept, old.offsets[:-1].astype(np.int64), dtype=np.int64) if len(old.keys) else old.keys
+        docs = docs[kept]
+    held = counts > 0
+    return _inserted(old.keys[held], counts[held], docs, new_keys, new_docs)
 
 
 #: Elements of a base's postings read (then released: ``payload.release_pages``) at a time by ``_edited``.
@@ -266,9 +270,7 @@ def _edited(old: Postings, dropped: np.ndarray, new_keys: np.ndarray, new_docs: 
     if len(removed) + len(new_docs) > EDIT_CUTS:  # a wide edit (a footer on every page): whole-array steps
         kept = np.ones(len(docs), bool)
         kept[removed] = False
-        counts = np.add.reduceat(kept, offsets[:-1].astype(np.int64), dtype=np.int64) if len(keys) else keys
-        held = counts > 0
-        return _inserted(keys[held], counts[held], docs[kept], new_keys, new_docs)
+        return _kept_and_inserted(old, kept, docs, new_keys, new_docs)
     order = np.lexsort((new_docs, new_keys))
     new_keys, new_docs = new_keys[order], new_docs[order].astype(np.int32)
     at_key = np.searchsorted(keys, new_keys)
