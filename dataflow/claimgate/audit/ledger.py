@@ -50,7 +50,8 @@ def fingerprint(text: str, spans: list[dict], tokens_of=None, source_map: object
     characters of the file as written, as the audit's rows give them: each is first taken back to the
     visible characters it shows (``VisibleText.visible_span``), so the tokens and their neighbours are the
     ones the reader sees (a link target or markup beside the quote is not one). ``tokens_of`` (optional)
-    is a cached ``normalize_text`` result for ``text``. Empty lists when there is no span.
+    is ``text``'s ``normalize_text`` result, or anything with its ``tokens`` and ``starts``
+    (``audit.recheck.indexed_tokens``). Empty lists when there is no span.
     Rules: docs/recheck-rules.md, "The ledger".
     """
     if not spans:

@@ -12,7 +12,9 @@ is there under another id was renamed by a re-pin (``ledger_renamed_source``): b
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from claimgate.audit.diagnosis.diagnose import citation_diagnosis
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
@@ -21,7 +23,6 @@ from claimgate.audit.ledger import document_hashes, fingerprint
 from claimgate.audit.matching.audit import audit_quote
 from claimgate.audit.matching.settings import MatchSettings
 from claimgate.audit.recheck_statuses import DOCUMENT_REMOVED, HELD_VERDICT
-from claimgate.audit.text.normalize import normalize_text
 from claimgate.io.ledger_file import check_same_corpus, ledger_sources
 from claimgate.io.visible_text import VisibleText, raw_diagnosis
 
@@ -31,9 +32,9 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, m
 
     Decided in the cited document alone (``other_documents=False``: only changed documents are indexed, so
     no lookup in the others could be whole); ``maps`` (``{doc_id: VisibleText}``) puts spans and the
-    diagnosis of a rendered page into its file as written, as the audit's rows are. ``tokens`` caches
-    ``normalize_text`` of each changed document's text (``{doc_id: NormalizedText}``), so a document cited
-    by many rows is normalized once for their fingerprints.
+    diagnosis of a rendered page into its file as written, as the audit's rows are. ``tokens`` caches each
+    changed document's tokens for the fingerprints of the rows that cite it (``{doc_id: DocumentTokens}``,
+    taken from the index: the document is never normalized again).
     """
     doc_id, quote = row["doc_id"], row["quote"]
     source_map = maps.get(doc_id)
@@ -56,13 +57,35 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, m
     if match["verdict"] == "found":
         text = index.docs[index.doc_number(doc_id)].original
         if spans and doc_id not in tokens:
-            tokens[doc_id] = normalize_text(text)
+            tokens[doc_id] = indexed_tokens(index, index.doc_number(doc_id))
         new_print = fingerprint(text, spans, tokens.get(doc_id), source_map)  # the visible text's tokens
         out.update(spans=spans, moved=spans != row["spans"], context_changed=new_print != row.get("fingerprint"))
     else:
         diagnosis = citation_diagnosis(quote, doc_id, match, passages, window_chars=settings.window_chars)
         out.update(spans=[], audit_reason=match["reason"], diagnosis=raw_diagnosis(diagnosis, maps))
     return out
+
+
+class DocumentTokens(NamedTuple):
+    """A document's normalized ``tokens`` (list of str) and each one's first character (``starts``, ``array("i")``
+    of character offsets into its text): what ``audit.ledger.fingerprint`` reads of a ``normalize_text`` result."""
+
+    tokens: list[str]
+    starts: array
+
+
+def indexed_tokens(index, number: int) -> DocumentTokens:
+    """The tokens and starts of document ``number`` of a ``CorpusIndex``, as ``normalize_text`` of its text gives them.
+
+    The index holds each document's tokens as ids into ``index.strings`` with their offsets (an index build
+    equals the reference normalization: docs/audit-rules.md, "Normalization"), so a fingerprint needs no
+    second normalization.
+    """
+    document = index.docs[number]
+    ids = array("i")
+    ids.frombytes(document.token_bytes)
+    strings = index.strings
+    return DocumentTokens([strings[i] for i in ids], document.starts)
 
 
 def _row(row: dict, line: int, status: str, verdict: object) -> dict:

@@ -99,7 +99,7 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     check_outputs([output, *extra], document_inputs(args, {"--ledger": args.ledger}), {"--corpus-dir": args.corpus_dir})
     from claimgate.runtime.collector import gc_paused
 
-    with gc_paused():  # 100,000s of small long-lived objects: no collector pass over them (as the batch runs do)
+    with gc_paused(keep=True):  # 100,000s of small objects that live to the end: no collector pass over them
         read = read_ledger_lines(args.ledger)  # canonical citation lines kept as bytes (io.ledger_file.LedgerLines)
         kinds = {"citation" if type(item) is tuple else item["kind"] for item in read.items}
         documents, maps = current_documents(args) if "citation" in kinds else ({}, {})  # read once: rows and page

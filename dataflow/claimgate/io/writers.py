@@ -77,7 +77,7 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> None:
 
 def write_lines(path: str | Path, lines: list[bytes]) -> None:
     """Atomically write ``lines`` (each one JSONL row's bytes, as ``jsonl_line`` gives them), one per line."""
-    write_atomic(path, lambda handle: handle.write(b"".join(line + b"\n" for line in lines)))
+    write_atomic(path, lambda handle: handle.write(b"\n".join(lines) + b"\n" if lines else b""))
 
 
 def write_csv(path: str | Path, frame: pd.DataFrame) -> None:
