@@ -55,9 +55,10 @@ def _rechecked(row: dict, line: int, index, passages, settings: MatchSettings, m
         spans = [dict(zip(("start", "end"), source_map.raw_span(s["start"], s["end"]))) for s in spans]
     out = _row(row, line, "intact" if match["verdict"] == "found" else "invalid", match["verdict"])
     if match["verdict"] == "found":
-        text = index.docs[index.doc_number(doc_id)].original
+        number = index.doc_number(doc_id)
+        text = index.docs[number].original
         if spans and doc_id not in tokens:
-            tokens[doc_id] = indexed_tokens(index, index.doc_number(doc_id))
+            tokens[doc_id] = indexed_tokens(index, number)
         new_print = fingerprint(text, spans, tokens.get(doc_id), source_map)  # the visible text's tokens
         out.update(spans=spans, moved=spans != row["spans"], context_changed=new_print != row.get("fingerprint"))
     else:

@@ -17,7 +17,7 @@ def gc_paused(keep: bool = False) -> Iterator[None]:
 
     ``keep=True`` (a command whose build lives until its process ends) also moves everything
     then alive to the permanent generation (``gc.freeze``) before the collector resumes, so its
-    first pass does not rescan the build (about 0.1 s after a 100,000-row recheck). Frozen objects
+    first pass does not rescan the build (a small share of a 100,000-row recheck: not measured apart). Frozen objects
     are never collected: never in the API, where a caller's later garbage could be among them.
     """
     was_enabled = gc.isenabled()
