@@ -21,9 +21,11 @@ documents are edited (a third each: a number changed, a paragraph put in front s
 sentence appended) and both commands run against the new corpus. Status counts are printed so the work
 done is visible (``not_held``: citations the audit had rejected, which are not audited again).
 
-Pairs: the two commands run in turn ``--pairs`` times (audit, recheck, audit, recheck, …) so that the
-load of a shared machine hits both alike; each pair's ratio is printed and the median ratio is the
-figure, with the load average (``os.getloadavg``) before and after.
+Pairs: the commands run in turn ``--pairs`` times (audit, recheck, ``recheck --single-process``, audit, …)
+so that the load of a shared machine hits them alike; each pair's ratios are printed and the median ratio is
+the figure, with the load average (``os.getloadavg``) before and after. ``recheck`` has a forked helper scan
+the ledger's last part on the second core; ``--single-process`` (one core) is printed beside it, with whether
+the two outputs are byte-identical. CPU is the processes' user + system time, the helper's included.
 
 Usage: ``python benchmarks/recheck_speed.py [--docs 20000] [--rows 100000] [--edited 0.01]
 [--abstracts PATH] [--seed 0] [--pairs 3] [--shapes real,synthetic] [--keep DIR]``. Exit code 0.
@@ -130,8 +132,11 @@ def run_shape(name: str, documents: dict, citations: list[dict], args, work: Pat
         audit = timed([*cmd, "audit", "--corpus", str(work / "v2.json"), *common, "--output", str(work / "a2.jsonl")])
         recheck = timed([*cmd, "recheck", "--ledger", str(ledger), "--corpus", str(work / "v2.json"),
                          "--output", str(work / "r.jsonl"), "--quiet"])  # fmt: skip
-        pairs.append((audit, recheck))
+        single = timed([*cmd, "recheck", "--ledger", str(ledger), "--corpus", str(work / "v2.json"),
+                        "--output", str(work / "r1.jsonl"), "--quiet", "--single-process"])  # fmt: skip
+        pairs.append((audit, recheck, single))
     load_after = os.getloadavg()
+    same = (work / "r.jsonl").read_bytes() == (work / "r1.jsonl").read_bytes()
     rows = [json.loads(line) for line in (work / "r.jsonl").read_text(encoding="utf-8").splitlines()]
     statuses = Counter(r["status"] for r in rows)
     kinds = Counter((r.get("diagnosis") or {}).get("kind") for r in rows if r["status"] == "invalid")
@@ -142,14 +147,19 @@ def run_shape(name: str, documents: dict, citations: list[dict], args, work: Pat
     print(f"writing the ledger (audit --ledger, not compared): {setup[0]:.1f} s")
     print(f"load average (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} (on {os.cpu_count()} CPUs)")  # fmt: skip
-    print(f"{'pair':<6}{'re-audit every row (claimgate audit)':>40} {'claimgate recheck --ledger':>30} {'ratio':>14}")
-    print(f"{'':<6}{'wall':>31} {'CPU':>8} {'wall':>21} {'CPU':>8} {'wall':>6} {'CPU':>7}")
-    for n, (audit, recheck) in enumerate(pairs, 1):
-        print(f"{n:<6}{audit[0]:30.2f}s {audit[1]:7.2f}s {recheck[0]:20.2f}s {recheck[1]:7.2f}s "
-              f"{audit[0] / recheck[0]:5.1f}x {audit[1] / recheck[1]:6.1f}x")  # fmt: skip
-    wall = statistics.median(a[0] / r[0] for a, r in pairs)
-    cpu = statistics.median(a[1] / r[1] for a, r in pairs)
-    print(f"speed-up, median of {len(pairs)} pairs: {wall:.1f}x wall, {cpu:.1f}x CPU (target 20x)")
+    print(f"{'pair':<6}{'re-audit every row':>21} {'claimgate recheck --ledger':>29} {'ratio':>13}"
+          f"   {'recheck --single-process':>26} {'ratio':>13}")  # fmt: skip
+    print(f"{'':<6}{'wall':>12} {'CPU':>8} {'wall':>20} {'CPU':>8} {'wall':>6} {'CPU':>6}"
+          f"   {'wall':>17} {'CPU':>8} {'wall':>6} {'CPU':>6}")  # fmt: skip
+    for n, (audit, recheck, single) in enumerate(pairs, 1):
+        print(f"{n:<6}{audit[0]:11.2f}s {audit[1]:7.2f}s {recheck[0]:19.2f}s {recheck[1]:7.2f}s "
+              f"{audit[0] / recheck[0]:5.1f}x {audit[1] / recheck[1]:5.1f}x   {single[0]:16.2f}s {single[1]:7.2f}s "
+              f"{audit[0] / single[0]:5.1f}x {audit[1] / single[1]:5.1f}x")  # fmt: skip
+    for label, k in (("recheck", 1), ("recheck --single-process", 2)):
+        wall = statistics.median(p[0][0] / p[k][0] for p in pairs)
+        cpu = statistics.median(p[0][1] / p[k][1] for p in pairs)
+        print(f"speed-up of {label}, median of {len(pairs)} pairs: {wall:.1f}x wall, {cpu:.1f}x CPU (target 20x)")
+    print(f"the two rechecks' outputs: {'byte-identical' if same else 'DIFFERENT'}")
     print("statuses: " + ", ".join(f"{s} {n:,}" for s, n in statuses.most_common()))
     print("invalid by diagnosis: " + (", ".join(f"{k} {n:,}" for k, n in kinds.most_common()) or "none"))
     print()

@@ -77,3 +77,25 @@ def test_a_recheck_of_a_corpus_file_with_an_edited_page_imports_neither_pandas_n
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.stdout.split("\n")[-2] == "0 []", done.stderr
     assert [json.loads(line)["status"] for line in (tmp_path / "r.jsonl").read_text().splitlines()][0] == "intact"
+
+
+def test_a_big_ledger_is_scanned_partly_by_a_helper_forked_before_numpy_and_writes_the_same_rows(tmp_path, capsys):
+    _, ledger = audited(capsys, tmp_path)
+    today = {**OLD, "install": "A new first line.\n\n" + OLD["install"]}
+    (tmp_path / "v2.json").write_text(json.dumps(today), encoding="utf-8")
+    code = (
+        "import os, sys\nfrom claimgate.io import ledger_lines\nfrom claimgate.runtime import helper_process\n"
+        "ledger_lines.HELPER_FROM_BYTES = 0  # this small ledger counts as big\nstarted = []\n"
+        "class Recorded(helper_process.HelperProcess):\n"
+        "    def __init__(self, *args):\n"
+        "        started.append((len(os.listdir('/proc/self/task')), 'numpy' in sys.modules))\n"
+        "        super().__init__(*args)\n"
+        "ledger_lines.HelperProcess = Recorded\n"
+        "from claimgate.cli.main import main\nstatus = main(sys.argv[1:])\nprint(status, started)"
+    )
+    out = tmp_path / "r.jsonl"
+    argv = ["recheck", "--ledger", str(ledger), "--corpus", str(tmp_path / "v2.json"), "--output", str(out), "--quiet"]
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.stdout.split("\n")[-2] == "0 [(1, False)]", done.stderr  # one thread, numpy not yet imported
+    expected = recheck_citations(read_ledger_reference(ledger), today)
+    assert out.read_bytes() == b"".join(jsonl_line(row) + b"\n" for row in expected)

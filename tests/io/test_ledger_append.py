@@ -13,7 +13,7 @@ import pytest
 from claimgate.errors import IngestionError
 from claimgate.io import ledger_append
 from claimgate.io.ledger_append import append_ledger, check_appendable
-from claimgate.io.ledger_file import read_ledger
+from claimgate.io.ledger_lines import read_ledger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

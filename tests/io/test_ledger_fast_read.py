@@ -13,19 +13,17 @@ import pytest
 from claimgate.errors import IngestionError
 from claimgate.io.json_text import has_long_digit_run, lines_with_long_digit_runs
 from claimgate.io.ledger_append import append_ledger
-from claimgate.io.ledger_file import (
+from claimgate.io.ledger_file import LEDGER_SCHEMA, canonical_bytes, read_ledger_reference, sealed
+from claimgate.io.ledger_lines import (
     CITATION_ID,
     DOC_ID,
-    LEDGER_SCHEMA,
     RECORDED,
     SOURCE,
     SPANS,
     VERDICT,
-    canonical_bytes,
     read_ledger,
     read_ledger_lines,
-    read_ledger_reference,
-    sealed,
+    start_ledger_read,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -50,11 +48,19 @@ def canonical_fields(item: tuple) -> tuple:
     )
 
 
+def helped_read(path) -> object:
+    """``read_ledger_lines`` with the command's helper, whatever the file's size."""
+    with start_ledger_read(path, helper=True, helper_from_bytes=0) as pending:
+        return pending.lines()
+
+
 def same_outcome(path) -> object:
     fast, reference = outcome(read_ledger, path), outcome(read_ledger_reference, path)
     assert fast == reference
     assert repr(fast) == repr(reference)  # ints stay ints, floats floats (1 == 1.0 would hide it)
     read = outcome(read_ledger_lines, path)
+    helped = outcome(helped_read, path)  # the file's last part scanned by a forked helper
+    assert repr(helped) == repr(read)
     if not isinstance(reference, list):
         assert read == reference  # the same refusal, worded the same
         return fast

@@ -3,7 +3,7 @@
 
 Why: on a ledger of 100,000 rows with 1% of the documents edited, nearly every row is ``unchanged`` or
 ``not_held``; such a row's output is its recorded citation id, document, verdict and spans, which a
-canonical ledger line (``io.ledger_file.CITATION_LINE``) holds as JSON already. Only the rows of changed
+canonical ledger line (``io.ledger_lines.CITATION_LINE``) holds as JSON already. Only the rows of changed
 or removed documents are parsed and rechecked one by one (``audit.recheck.Rechecker``).
 
 What it refuses to do: write anything but ``audit.recheck.recheck_citations``'s rows. Each output line is
@@ -23,16 +23,8 @@ from claimgate.audit.ledger import document_hashes
 from claimgate.audit.matching.settings import MatchSettings
 from claimgate.audit.recheck import Rechecker, held_on_a_changed_document
 from claimgate.audit.recheck_statuses import HELD_VERDICT, row_reason
-from claimgate.io.ledger_file import (
-    CITATION_ID,
-    DOC_ID,
-    RECORDED,
-    SOURCE,
-    SPANS,
-    VERDICT,
-    LedgerLines,
-    check_same_corpus,
-)
+from claimgate.io.ledger_file import check_same_corpus
+from claimgate.io.ledger_lines import CITATION_ID, DOC_ID, RECORDED, SOURCE, SPANS, VERDICT, LedgerLines
 from claimgate.io.writers import jsonl_line
 
 #: ``{"end":E,"start":S}`` of a canonical line's spans, written ``{"start":S,"end":E}`` as a recheck row has it.
@@ -86,7 +78,7 @@ def recheck_lines(
     settings: MatchSettings | None = None,
     source_maps: Mapping[str, object] | None = None,
 ) -> RecheckLines:
-    """``audit.recheck.recheck_citations`` of the ledger ``read`` (``io.ledger_file.read_ledger_lines``), written.
+    """``audit.recheck.recheck_citations`` of the ledger ``read`` (``io.ledger_lines.read_ledger_lines``), written.
 
     Citation rows only (a ``request`` row's line is skipped: the command rechecks those apart). ``documents``
     and ``source_maps`` as for ``recheck_citations``. A canonical line whose citation never held is

@@ -82,13 +82,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_schema(parser)
     parser.add_argument("--ledger", required=True, metavar="FILE.jsonl", help="the ledger an earlier run appended to")
     parser.add_argument("--output", required=True, help="one row per ledger row (.jsonl, .json)")
+    parser.add_argument(
+        "--single-process",
+        action="store_true",
+        help="scan a big ledger in this process only (by default a forked helper scans its last part; Linux)",
+    )
     add_ci_options(parser, "row's status", FAIL_ON_CHOICES)
 
 
 def run_recheck_command(args: argparse.Namespace) -> int:
     """``claimgate recheck``: recheck every ledger row and write the rows."""
-    from claimgate.audit.recheck import recheck_citations
-    from claimgate.io.ledger_file import read_ledger_lines
+    from claimgate.io.ledger_lines import start_ledger_read
 
     output = Path(args.output)
     if output.suffix.lower() not in RECHECK_OUTPUTS:
@@ -100,7 +104,13 @@ def run_recheck_command(args: argparse.Namespace) -> int:
     from claimgate.runtime.collector import gc_paused
 
     with gc_paused(keep=True):  # 100,000s of small objects that live to the end: no collector pass over them
-        read = read_ledger_lines(args.ledger)  # canonical citation lines kept as bytes (io.ledger_file.LedgerLines)
+        # A big ledger's last part is scanned by a forked helper while this process imports the audit (before
+        # numpy starts its threads: io.ledger_lines.start_ledger_read); the lines are the same either way.
+        with start_ledger_read(args.ledger, helper=not args.single_process) as pending:
+            from claimgate.audit.recheck import recheck_citations
+            from claimgate.audit.recheck_lines import recheck_lines  # noqa: F401 - imported while the helper scans
+
+            read = pending.lines()  # canonical citation lines kept as bytes (io.ledger_lines.LedgerLines)
         kinds = {"citation" if type(item) is tuple else item["kind"] for item in read.items}
         documents, maps = current_documents(args) if "citation" in kinds else ({}, {})  # read once: rows and page
         if "request" not in kinds:  # citations only: rows of untouched documents written from their bytes

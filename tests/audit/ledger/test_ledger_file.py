@@ -9,7 +9,8 @@ import pytest
 from claimgate.api import Audit
 from claimgate.errors import IngestionError
 from claimgate.io.ledger_append import append_ledger
-from claimgate.io.ledger_file import LEDGER_SCHEMA, read_ledger, sealed
+from claimgate.io.ledger_file import LEDGER_SCHEMA, sealed
+from claimgate.io.ledger_lines import read_ledger
 
 DOCS = {"a": "The cache keeps 40 entries by default.", "b": "Retries are not enabled unless you set the flag."}
 CITES = [

@@ -7,7 +7,7 @@ from claimgate.api import Audit
 from claimgate.audit.ledger import NEIGHBOURS, corpus_identity, document_hashes
 from claimgate.audit.recheck import recheck_citations
 from claimgate.errors import IngestionError
-from claimgate.io.ledger_file import read_ledger
+from claimgate.io.ledger_lines import read_ledger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

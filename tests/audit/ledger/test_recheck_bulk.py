@@ -13,7 +13,7 @@ from claimgate.audit.recheck import recheck_citations
 from claimgate.audit.recheck_lines import recheck_lines
 from claimgate.errors import IngestionError
 from claimgate.io.ledger_append import append_ledger
-from claimgate.io.ledger_file import read_ledger, read_ledger_lines
+from claimgate.io.ledger_lines import read_ledger, read_ledger_lines
 from claimgate.io.writers import jsonl_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -10,7 +10,7 @@ from claimgate.api import Audit
 from claimgate.audit.recheck import recheck_citations
 from claimgate.audit.recheck_lines import recheck_lines
 from claimgate.audit.recheck_statuses import RECHECK_STATUSES, row_reason
-from claimgate.io.ledger_file import read_ledger, read_ledger_lines
+from claimgate.io.ledger_lines import read_ledger, read_ledger_lines
 from claimgate.io.writers import jsonl_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from claimgate.api import Gate
-from claimgate.io.ledger_file import read_ledger
+from claimgate.io.ledger_lines import read_ledger
 
 from ...helpers import cli, pin_sources
 

@@ -17,7 +17,7 @@ from claimgate.audit.ledger import fingerprint
 from claimgate.audit.recheck import recheck_citations
 from claimgate.audit.text.normalize import normalize_text
 from claimgate.io.documents import frame_source_maps, read_document_folder
-from claimgate.io.ledger_file import read_ledger
+from claimgate.io.ledger_lines import read_ledger
 from claimgate.io.markdown_text import markdown_visible_text
 from hypothesis import given, settings
 from hypothesis import strategies as st

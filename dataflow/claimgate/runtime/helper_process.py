@@ -1,0 +1,95 @@
+"""One function computed in a forked helper process while the caller goes on (a leaf: the recheck's ledger scan).
+
+Why: a recheck of a big ledger spends most of its time scanning the ledger's bytes and importing the audit, both
+on one core; a forked copy of the process can scan part of the bytes it already holds while the caller imports
+and scans the rest, so the second core shortens the run (docs/recheck-rules.md, "Reading a big ledger").
+
+What it refuses to do: let the helper decide anything. The helper returns bytes or nothing; when it cannot run
+(no ``fork`` on this platform), fails or is killed, ``HelperProcess.result`` is ``None`` and the caller computes
+the same bytes itself, so an outcome never depends on whether the helper ran. Uses ``multiprocessing``'s fork
+context (the child inherits the caller's memory: nothing is pickled on the way in, one ``bytes`` on the way out).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+def helper_available() -> bool:
+    """Whether a forked helper can run here: Linux (``fork`` is the platform's own way to start a process; macOS
+    and Windows start processes fresh, which would import everything again)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _run(send: Any, compute: Callable[..., bytes], args: tuple) -> None:
+    """The helper's body: ``compute(*args)`` sent back as one message, then ``os._exit`` (no clean-up of the
+    caller's runs to do: the caller's atexit handlers, files and buffers are the caller's)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the caller ends the helper
+    try:
+        payload = compute(*args)
+        send.send_bytes(payload)
+    except BaseException:  # noqa: BLE001 - any failure is "no result": the caller computes it itself
+        os._exit(1)
+    os._exit(0)
+
+
+class HelperProcess:
+    """``compute(*args)`` (returning ``bytes``) in a forked child, started at construction.
+
+    ``result()`` waits for the child and gives its bytes (the same bytes when asked again), or ``None`` (not
+    started: ``helper_available`` is False; the child failed, was killed, or sent nothing). ``close()`` (or
+    leaving the ``with`` block) ends a child whose result was never asked for, so an exception in the caller
+    leaves no process behind. Raises nothing of its own.
+    """
+
+    def __init__(self, compute: Callable[..., bytes], *args: Any) -> None:
+        self._process = self._receive = self._payload = None
+        if not helper_available():
+            return
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_run, args=(send, compute, args), daemon=True)
+        try:
+            process.start()
+        except OSError:  # no process could be made (a limit): the caller computes it itself
+            self._receive.close()
+            self._receive = None
+            return
+        finally:
+            send.close()
+        self._process = process
+
+    def result(self) -> bytes | None:
+        """The child's bytes, or ``None`` when it did not give them (see the class)."""
+        if self._process is None or self._receive is None:  # none started, or asked (or closed) before
+            return self._payload
+        try:
+            payload = self._receive.recv_bytes()
+        except (EOFError, OSError):  # it ended without sending
+            payload = None
+        self._receive.close()
+        self._receive = None
+        self._process.join()  # it exits right after sending
+        self._payload = payload if self._process.exitcode == 0 else None
+        return self._payload
+
+    def close(self) -> None:
+        """End the child if it still runs, and wait for it (idempotent)."""
+        if self._receive is not None:
+            self._receive.close()
+            self._receive = None
+        if self._process is not None and self._process.exitcode is None:
+            self._process.terminate()
+            self._process.join()
+
+    def __enter__(self) -> HelperProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
