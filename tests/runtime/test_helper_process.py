@@ -56,3 +56,32 @@ def test_no_helper_where_fork_is_not_the_platforms_way(monkeypatch):
     monkeypatch.setattr(helper_process.sys, "platform", "darwin")
     helper = HelperProcess(_pid_and, b"x")
     assert helper._process is None and helper.result() is None
+
+
+def _swallow(signum, frame):
+    pass
+
+
+def _marks_then_sleeps(mark):
+    mark.touch()
+    time.sleep(60)
+    return b"late"
+
+
+def test_closing_ends_a_child_whatever_termination_handler_the_caller_had(tmp_path):
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _swallow)  # a caller whose SIGTERM handler does nothing
+    try:
+        mark = tmp_path / "computing"
+        helper = HelperProcess(_marks_then_sleeps, mark)
+        process = helper._process
+        waited = time.monotonic()
+        while not mark.exists() and time.monotonic() - waited < 30:  # its body runs: its handlers are reset
+            time.sleep(0.01)
+        started = time.monotonic()
+        helper.close()
+        assert process.exitcode == -signal.SIGTERM  # ended by the SIGTERM, not by the SIGKILL after it
+        assert time.monotonic() - started < helper_process._END_SECONDS
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -18,6 +18,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+#: Seconds ``HelperProcess.close`` waits for a child it sent SIGTERM before it sends SIGKILL.
+_END_SECONDS = 2.0
+
 
 def helper_available() -> bool:
     """Whether a forked helper can run here: Linux (``fork`` is the platform's own way to start a process; macOS
@@ -29,6 +32,9 @@ def _run(send: Any, compute: Callable[..., bytes], args: tuple) -> None:
     """The helper's body: ``compute(*args)`` sent back as one message, then ``os._exit`` (no clean-up of the
     caller's runs to do: the caller's atexit handlers, files and buffers are the caller's)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the caller ends the helper
+    for name in ("SIGTERM", "SIGHUP"):  # ended by the caller's SIGTERM whatever handler the caller had installed
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         payload = compute(*args)
         send.send_bytes(payload)
@@ -86,7 +92,10 @@ class HelperProcess:
             self._receive = None
         if self._process is not None and self._process.exitcode is None:
             self._process.terminate()
-            self._process.join()
+            self._process.join(timeout=_END_SECONDS)
+            if self._process.exitcode is None:  # SIGTERM reached it before its handlers were reset
+                self._process.kill()
+                self._process.join()
 
     def __enter__(self) -> HelperProcess:
         return self
