@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -297,3 +298,13 @@ def test_a_case_id_with_a_bidi_or_invisible_control_is_drawn_with_a_visible_tag(
     svg = pictures.svg_text(source)
     if svg is not None:  # with Graphviz installed: the picture itself
         assert control not in svg and f"⟨U+{ord(control):04X}⟩" in svg
+
+
+@pytest.mark.parametrize("case_id", ["a\\lb", "c:\\Users\\G", "\\N\\G\\E\\T\\H", "end\\", "two\\\\ones"])
+def test_a_backslash_in_a_case_id_is_drawn_as_written_not_read_as_a_graphviz_escape(case_id):
+    graph = pictures.case_graph(drivers.gate_driver(), case_id, "validated_requests")
+    title = f"case {case_id}: decided at validated_requests"
+    assert f'label="{title.replace(chr(92), chr(92) * 2)}"' in graph.source  # each backslash escaped once
+    svg = pictures.svg_text(graph.source)
+    if svg is not None:  # with a renderer: the picture's title text is the case id as written
+        assert title in html.unescape(svg)

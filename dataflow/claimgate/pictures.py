@@ -28,6 +28,8 @@ import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
+import graphviz
+
 from claimgate.gate.decisions import decision_stages, downstream, upstream
 from claimgate.io.atomic import write_atomic
 from claimgate.textlines import visible_controls
@@ -268,7 +270,8 @@ def _path_graph(dr, decided_at: str, title: str):
     ran = nodes_ran(dr.graph, decided_at)
     graph = dr.display_all_functions(orient="LR", custom_style_function=case_style(decided_at, ran))
     hide_config(graph, dr.graph.config)
-    graph.attr(label=title, labelloc="t")
+    # Plain text: a backslash in a case id (``\l``, ``\G``) is shown, never read as a Graphviz escape sequence.
+    graph.attr(label=graphviz.escape(title), labelloc="t")
     return graph
 
 
