@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from ..helpers import FIXTURES, cli
 
 SAFE = re.compile(r"[A-Za-z0-9._-]+\Z")
+#: Windows device names, written out here apart from the code's table (docs/gate-rules.md, "Pictures").
+DEVICES = {"con", "prn", "aux", "nul"} | {f"{port}{n}" for port in ("com", "lpt") for n in "123456789"}
 
 
 def gate_pictures(capsys, tmp_path, case_ids):
@@ -69,7 +71,11 @@ def test_the_index_names_every_case_in_table_order_when_ids_are_plain(capsys, tm
 
 @given(
     st.lists(
-        st.one_of(st.none(), st.text(alphabet="aAb_-./ é\x00", max_size=6), st.sampled_from(["a-1", "a-1-2", "A"])),
+        st.one_of(
+            st.none(),
+            st.text(alphabet="aAb_-./ é\x00", max_size=6),
+            st.sampled_from(["a-1", "a-1-2", "A", "CON", "con", "nul.txt", ".Com3", "lpt9.x.y", "CON_", "aux-0"]),
+        ),
         max_size=12,
     )
 )
@@ -79,8 +85,21 @@ def test_picture_names_are_distinct_ignoring_case_and_safe_whatever_the_ids(case
     assert len({name.casefold() for name in names}) == len(names)
     for name in names:
         assert SAFE.match(name) and not name.startswith(".") and not name.endswith(".")
+        assert name.split(".")[0].casefold() not in DEVICES  # opens on Windows
     for position, case_id in enumerate(case_ids):  # the first case with a safe id gets exactly that id
         earlier = [c.casefold() for c in case_ids[:position] if isinstance(c, str)]
+        device = isinstance(case_id, str) and case_id.split(".")[0].casefold() in DEVICES
         if isinstance(case_id, str) and SAFE.match(case_id) and case_id.strip(".") == case_id and len(case_id) <= 80:
+            if device:
+                continue
             if case_id.casefold() not in earlier:
                 assert names[position] == case_id
+
+
+def test_a_windows_device_name_is_never_a_pictures_name(capsys, tmp_path):
+    assert case_picture_names(["CON", "nul.txt", "com1", "Lpt9.a", "con", "COM10", "console"], list(range(7))) == [
+        "CON_", "nul_.txt", "com1_", "Lpt9_.a", "con_-4", "COM10", "console"
+    ]  # fmt: skip
+    folder, stdout = gate_pictures(capsys, tmp_path, ["AUX", "prn.x"])
+    assert sorted(p.name for p in folder.glob("*.dot")) == ["AUX_.dot", "prn_.x.dot"]
+    assert "not named after their case id" in stdout

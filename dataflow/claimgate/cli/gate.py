@@ -40,10 +40,22 @@ CASES_FOLDER = "cases"
 PICTURE_INDEX = "index.json"
 
 
+#: Names Windows keeps for devices whatever the extension (``CON.svg`` is the console, not a file), compared
+#: ignoring case on the part before the first dot: a picture is never named so (docs/gate-rules.md, "Pictures").
+WINDOWS_DEVICE_NAMES = frozenset(
+    ["con", "prn", "aux", "nul", *(f"com{n}" for n in range(1, 10)), *(f"lpt{n}" for n in range(1, 10))]
+)
+
+
 def _cleaned_name(case_id: object) -> str:
-    """``case_id`` with unsafe characters replaced by ``_``, cut to 80 characters, outer dots removed (never empty)."""
+    """``case_id`` with unsafe characters replaced by ``_``, cut to 80 characters, outer dots removed (never empty);
+    a Windows device name (``WINDOWS_DEVICE_NAMES``) before the first dot gets a ``_`` after it (``CON_``)."""
     text = case_id if isinstance(case_id, str) else ""
-    return _UNSAFE_NAME_CHARACTERS.sub("_", text)[:MAX_NAME_CHARACTERS].strip(".") or "case"
+    name = _UNSAFE_NAME_CHARACTERS.sub("_", text)[:MAX_NAME_CHARACTERS].strip(".") or "case"
+    stem, dot, rest = name.partition(".")
+    if stem.casefold() in WINDOWS_DEVICE_NAMES:
+        name = f"{stem}_{dot}{rest}"[:MAX_NAME_CHARACTERS].rstrip(".")
+    return name
 
 
 def case_picture_names(case_ids: list[object], positions: list[int]) -> list[str]:
@@ -54,7 +66,8 @@ def case_picture_names(case_ids: list[object], positions: list[int]) -> list[str
     characters, no leading or trailing dot) gets exactly that name, unless an earlier
     case has the same id. Every other case gets its cleaned id (other characters replaced by
     ``_``; ``case`` for a non-string or an id that cleans to nothing), then ``<cleaned>-<position>``, then
-    ``<cleaned>-<position>-2``, ``-3``… until the name is unused. Names are compared
+    ``<cleaned>-<position>-2``, ``-3``… until the name is unused. A Windows device name (``CON``, ``nul.txt``) is
+    never a safe name: it is cleaned to ``CON_``, ``nul_.txt``. Names are compared
     ignoring letter case, so no two pictures share a file on a case-folding file system
     (macOS, Windows). See docs/gate-rules.md, "Pictures".
     """
