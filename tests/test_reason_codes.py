@@ -360,8 +360,16 @@ CITATIONS = {
     ("empty_quote", "insufficient_quote"): ("trial", "..."),
     ("too_few_tokens", "insufficient_quote"): ("trial", "fell by"),
     ("fragment_too_short", "insufficient_quote"): ("trial", "Monthly migraine days fell ... placebo"),
-    ("invalid_citation", "invalid_citation"): ("trial", None),
+    ("quote_not_string", "invalid_citation"): ("trial", None),
+    ("doc_id_missing", "invalid_citation"): (None, QUOTE),
     ("quote_too_long", "invalid_citation"): ("trial", "word " * 20_000),
+}
+#: The row-shape codes no citation id can key (the row has none, or another row's): produced by their rows, in order.
+ROW_CITATIONS = {
+    "row_not_object": ["a string, not a row"],
+    "citation_id_missing": [{"doc_id": "trial", "quote": QUOTE}],
+    "citation_id_repeated": [{"citation_id": "twice", "doc_id": "trial", "quote": QUOTE}] * 2,
+    "claim_not_string": [{"citation_id": "c", "doc_id": "trial", "quote": QUOTE, "claim": 3}],
 }
 
 
@@ -379,6 +387,13 @@ def audit_rows():
 def test_citation_codes_are_produced_by_audit_check(audit_rows, code, verdict):
     assert audit_rows[f"{code}/{verdict}"] == (verdict, code)
     assert Outcome("citation", verdict) in reasons.reason(code).outcomes
+
+
+@pytest.mark.parametrize("code", sorted(ROW_CITATIONS))
+def test_row_shape_codes_are_produced_by_audit_check(code):
+    rows = Audit.from_corpus(CORPUS).check(ROW_CITATIONS[code], diagnose=False)
+    assert (rows["gate_verdict"].iloc[-1], rows["reason"].iloc[-1]) == ("invalid_citation", code)
+    assert Outcome("citation", "invalid_citation") in reasons.reason(code).outcomes
 
 
 MATCH_KIND_QUOTES = {
@@ -620,6 +635,7 @@ def test_every_registered_outcome_is_produced_by_a_test_here():
         | {("wrong_value_type", Outcome("source", "refused", "DirectiveError"))}
         | {(code, Outcome("source", "refused", "DirectiveError")) for code in DIRECTIVE_LINES}
         | {(code, Outcome("citation", verdict)) for code, verdict in CITATIONS}
+        | {(code, Outcome("citation", "invalid_citation")) for code in ROW_CITATIONS}
         | {("match_too_complex", Outcome("citation", "not_found"))}
         | {(code, Outcome("run", "refused", "IngestionError")) for code in RUNS}
         | {(code, Outcome("run", "refused", "ExecutionError")) for code in ("worker_lost", "scheduler_lost")}

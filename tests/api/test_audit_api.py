@@ -69,7 +69,7 @@ def test_index_is_built_once_and_reused(monkeypatch):
 
 def test_bad_citation_row_is_invalid_not_raised():
     rows = Audit.from_corpus({"d": "some words in a document"}).check([{"citation_id": "x", "quote": "some words"}])
-    assert (rows.loc[0, "verdict"], rows.loc[0, "reason"]) == ("invalid_citation", "invalid_citation")
+    assert (rows.loc[0, "verdict"], rows.loc[0, "reason"]) == ("invalid_citation", "doc_id_missing")
 
 
 def test_dict_corpus_with_a_non_string_text_is_refused():

@@ -92,9 +92,9 @@ def citation_matches(
     ``match_kind`` (``exact``/``elided``/``bracketed`` or None), ``matched_doc_ids``
     (list of str) and ``spans`` (list of ``{doc_id, start, end, start_line, end_line,
     text}`` in original characters, 1-based lines). A row with a
-    ``citation_problem`` is ``invalid_citation`` and is not matched (reason
-    ``quote_too_long`` for a quote over ``tables.MAX_QUOTE_CHARS``, else ``invalid_citation``). When a judge is
-    configured (``llm_call``), also ``elided`` (list of ``{position, doc_id, start,
+    ``citation_problem`` is ``invalid_citation`` and is not matched; its reason names what is wrong
+    (``citation_id_missing``, ``doc_id_missing``, ``quote_too_long``, …: ``tables.citation_table_frame``).
+    When a judge is configured (``llm_call``), also ``elided`` (list of ``{position, doc_id, start,
     end, start_line, end_line, text}``: what each ellipsis left out, see
     docs/audit-rules.md, "Ellipses and brackets"); without one the column is absent,
     so default outputs keep their shape.
@@ -112,8 +112,8 @@ def citation_matches(
     ):
         memo.remember_ahead(ahead, i)
         if problem:
-            reason = QUOTE_TOO_LONG_REASON if problem.startswith(f"{QUOTE_TOO_LONG_REASON}:") else "invalid_citation"
-            outcomes.append(("invalid_citation", reason, None, [], [], []))
+            code = problem.partition(":")[0]  # the row's reason code (io.tables.citation_table_frame)
+            outcomes.append(("invalid_citation", code, None, [], [], []))
             continue
         match = audit_quote(
             quote,

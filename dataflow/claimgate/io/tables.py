@@ -326,13 +326,13 @@ def citation_table_frame(rows: list) -> pd.DataFrame:
     """Frame of citations with per-row problems found.
 
     Columns: ``position`` (int64), ``citation_id``, ``claim``, ``doc_id``, ``quote``
-    (object: str or None) and ``citation_problem`` (str: ``""`` or why the row gets
-    the verdict ``invalid_citation``: not an object, no non-empty string
-    ``citation_id``/``doc_id``, a ``quote`` or ``claim`` that is not a string, a
-    ``quote`` over :data:`MAX_QUOTE_CHARS` characters (the problem starts with
-    ``quote_too_long:``, the row's reason code), or a ``citation_id`` repeating an
-    earlier row's). A missing ``claim`` is ``""``; an
-    empty ``quote`` is kept (it is ``insufficient_quote``, not invalid).
+    (object: str or None) and ``citation_problem`` (str: ``""``, or why the row gets the
+    verdict ``invalid_citation``, starting with its reason code and a colon: ``row_not_object``,
+    ``citation_id_missing`` (no non-empty string), ``citation_id_repeated`` (an earlier row's),
+    ``doc_id_missing``, ``quote_not_string``, ``quote_too_long`` (over :data:`MAX_QUOTE_CHARS`
+    characters), ``claim_not_string``; the first that applies, in that order; docs/audit-rules.md,
+    "Verdicts and reason codes"). A missing ``claim`` is ``""``; an empty ``quote`` is kept (it is
+    ``insufficient_quote``, not invalid).
     """
     columns: dict[str, list] = {name: [] for name in CITATION_FIELDS}
     problems: list[str] = []
@@ -341,25 +341,26 @@ def citation_table_frame(rows: list) -> pd.DataFrame:
         fields = row if isinstance(row, dict) else {}
         citation_id, doc_id = fields.get("citation_id"), fields.get("doc_id")
         quote, claim = fields.get("quote"), fields.get("claim", "")
-        problem = ""
+        problem_reason, problem = "", ""
         if not isinstance(row, dict):
-            problem = f"row is a {type(row).__name__}, not an object"
+            problem_reason, problem = "row_not_object", f"row is a {type(row).__name__}, not an object"
         elif not (isinstance(citation_id, str) and citation_id):
-            problem = "citation_id must be a non-empty string"
+            problem_reason, problem = "citation_id_missing", "citation_id must be a non-empty string"
         elif citation_id in seen:
-            problem = f"citation_id {citation_id!r} repeats an earlier row"
+            problem_reason, problem = "citation_id_repeated", f"citation_id {citation_id!r} repeats an earlier row"
         elif not (isinstance(doc_id, str) and doc_id):
-            problem = "doc_id must be a non-empty string"
+            problem_reason, problem = "doc_id_missing", "doc_id must be a non-empty string"
         elif not isinstance(quote, str):
-            problem = "quote must be a string"
+            problem_reason, problem = "quote_not_string", "quote must be a string"
         elif len(quote) > MAX_QUOTE_CHARS:  # before any matching: time and memory stay bounded
-            problem = (
-                f"{QUOTE_TOO_LONG_REASON}: a quote of {len(quote)} characters is over the {MAX_QUOTE_CHARS} allowed"
-            )
+            problem_reason = QUOTE_TOO_LONG_REASON
+            problem = f"a quote of {len(quote)} characters is over the {MAX_QUOTE_CHARS} allowed"
         elif claim is None:
             claim = ""
         elif not isinstance(claim, str):
-            problem = "claim must be a string"
+            problem_reason, problem = "claim_not_string", "claim must be a string"
+        if problem:
+            problem = f"{problem_reason}: {problem}"  # the row's reason code first (audit.stages reads it)
         if isinstance(citation_id, str):
             seen.add(citation_id)
         columns["citation_id"].append(citation_id if isinstance(citation_id, str) and citation_id else None)

@@ -127,3 +127,20 @@ def test_a_non_integer_offset_is_refused():
     cite["start_char_index"] = "0"
     with pytest.raises(IngestionError, match="start_char_index and end_char_index must be integers"):
         parse_answer({"content": [{"type": "text", "text": "C.", "citations": [cite]}]}, sent_documents=["guide"])
+
+
+def test_a_citation_of_no_document_is_invalid_and_says_its_doc_id_is_missing():
+    from claimgate.api import Audit
+
+    answer = {
+        "content": [
+            {
+                "type": "text",
+                "text": "The tool refuses to overwrite.",
+                "citations": [{"type": "web_search_result_location", "cited_text": QUOTE, "url": "https://x.invalid"}],
+            }
+        ]
+    }
+    result = Audit.from_corpus({"guide": GUIDE}).check_answer(answer, documents=["guide"])
+    [citation] = [c for claim in result["claims"] for c in claim["citations"]]
+    assert (citation["verdict"], citation["reason"]) == ("invalid_citation", "doc_id_missing")
