@@ -65,7 +65,9 @@ from claimgate.audit.text.token_rules import (
     URL,
     VULGAR_FRACTIONS,
     keeps_case,
+    runs_class_body,
 )
+from claimgate.audit.text.unicode_facts import facts
 from claimgate.lookalikes import CASEFOLDED_LOOKALIKES
 
 # --- character classes -------------------------------------------------------------
@@ -93,24 +95,8 @@ SOUTHEAST_ASIAN_RANGES = (
 NO_SPACE_SCRIPT_RANGES = SOUTHEAST_ASIAN_RANGES + CJK_RANGES
 
 
-def _mark_class() -> str:
-    """A regex character-class body of every combining mark (category M*) in the BMP."""
-    ranges: list[str] = []
-    start = prev = None
-    for cp in range(0x300, 0x10000):
-        if unicodedata.category(chr(cp)).startswith("M"):
-            if start is None:
-                start = cp
-            elif cp != prev + 1:
-                ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
-                start = cp
-            prev = cp
-    if start is not None:
-        ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
-    return "".join(ranges)
-
-
-_MARKS = _mark_class()
+#: A regex character-class body of every combining mark (category M*) in the BMP (``unicode_facts``).
+_MARKS = runs_class_body(facts()["marks"])
 _NS = NO_SPACE_SCRIPT_RANGES
 _MINUS = "\\-\u2010\u2011\u2012\u2013\u2212\ufe63"
 _LINE_BREAK = "(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])"

@@ -17,8 +17,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-#: Unicode general categories whose characters are tokens of their own (one character each).
-SYMBOL_CATEGORIES = ("Sc", "Sm", "So", "Sk")
+from claimgate.audit.text.unicode_facts import code_points, facts
+
+#: This Python's Unicode facts (``unicode_facts``: stored per Unicode version, else scanned): which
+#: characters are symbols (categories ``unicode_facts.SYMBOL_CATEGORIES``), digits, cased letters.
+_FACTS = facts()
 #: Symbols that are typography, not content: separators like punctuation. The backtick
 #: and ``^`` (code marks and the exponent rule's character), table rules, list bullets,
 #: the minus sign (a separator like the hyphen-minus, except as a number's sign), spacing
@@ -31,9 +34,6 @@ TYPOGRAPHIC_SYMBOLS = (
 #: Characters with rules of their own in the token pattern, never one-character symbol tokens:
 #: the fraction slash (a number mark) and the super/subscript signs (read before NFKC).
 _OWN_RULES = "\u2044⁺⁻₊₋"
-#: Symbols at or above this code point are not classified (none of the listed categories is
-#: assigned there today).
-_SYMBOL_SCAN_LIMIT = 0x20000
 
 
 def _class_body(chars: list[str]) -> str:
@@ -54,13 +54,14 @@ def _class_body(chars: list[str]) -> str:
     return "".join(ranges)
 
 
+def runs_class_body(runs: list[list[int]]) -> str:
+    """A regex character-class body of ``[first, last]`` code point runs: ``_class_body`` of their characters."""
+    return "".join(f"{re.escape(chr(first))}-{re.escape(chr(last))}" for first, last in runs)
+
+
 def _symbols() -> list[str]:
     skip = set(TYPOGRAPHIC_SYMBOLS) | set(_OWN_RULES)
-    return [
-        chr(cp)
-        for cp in range(_SYMBOL_SCAN_LIMIT)
-        if unicodedata.category(chr(cp)) in SYMBOL_CATEGORIES and chr(cp) not in skip
-    ]
+    return [chr(cp) for cp in code_points(_FACTS["symbols"]) if chr(cp) not in skip]
 
 
 #: Every symbol that is a one-character token (``%`` is punctuation by category but a token too).
@@ -71,9 +72,7 @@ SYMBOL_CLASS = _class_body(sorted(SYMBOL_CHARS))
 #: Removed like invisible format characters: Arabic tatweel U+0640, variation selectors.
 INVISIBLE = frozenset("\u0640" + "".join(chr(cp) for cp in range(0xFE00, 0xFE10)))
 #: Non-ASCII decimal digits (Unicode category Nd) to their ASCII digit.
-DECIMAL_DIGITS = {
-    cp: str(unicodedata.decimal(chr(cp))) for cp in range(0x80, 0x20000) if unicodedata.category(chr(cp)) == "Nd"
-}
+DECIMAL_DIGITS = {cp: str(digit) for cp, digit in _FACTS["decimal_digits"]}
 #: Vulgar fractions (``½``, ``¾``) as a number ``3/4`` standing apart (docs/audit-rules.md, "Numbers").
 VULGAR_FRACTIONS = {
     chr(cp): " " + unicodedata.normalize("NFKC", chr(cp)).replace("\u2044", "/") + " "
@@ -104,12 +103,8 @@ _UNIT_RE = re.compile(
 _NUMBER_THEN_UNIT_RE = re.compile(r"[\-\d.,'/^]*\d(?P<unit>.+)")
 
 
-def _letters(upper: bool) -> str:
-    test = str.isupper if upper else str.islower
-    return _class_body([chr(cp) for cp in range(0x10000) if test(chr(cp)) and chr(cp).isalpha()])
-
-
-_UPPER, _LOWER = _letters(True), _letters(False)
+#: Regex class bodies of the BMP's upper- and lowercase letters (``str.isupper``/``islower`` and ``isalpha``).
+_UPPER, _LOWER = runs_class_body(_FACTS["upper"]), runs_class_body(_FACTS["lower"])
 #: A lowercase letter directly followed by an uppercase one (``readTimeout``, ``iPhone``), or two
 #: uppercase letters directly followed by a lowercase one (``MBps``, ``HTTPServer``): a token holding
 #: either keeps its case. An all-lower, all-upper or initial-capital token is case-folded.
