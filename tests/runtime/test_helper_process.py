@@ -85,3 +85,46 @@ def test_closing_ends_a_child_whatever_termination_handler_the_caller_had(tmp_pa
         assert time.monotonic() - started < helper_process._END_SECONDS
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+ORPHANED = """
+import os, sys, time
+from claimgate.runtime.helper_process import HelperProcess
+
+def compute(mark):
+    with open(mark, "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(0.5)  # the caller is killed meanwhile
+    return b"x" * 1_000_000  # more than a pipe holds: the write waits for a reader
+
+helper = HelperProcess(compute, sys.argv[1])
+while not os.path.exists(sys.argv[1]) or not open(sys.argv[1]).read():
+    time.sleep(0.01)
+os.kill(os.getpid(), 9)
+"""
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped by its new parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_helper_whose_caller_was_killed_ends_instead_of_waiting_for_a_reader(tmp_path):
+    import subprocess
+    import sys
+
+    mark = tmp_path / "helper.pid"
+    done = subprocess.run([sys.executable, "-c", ORPHANED, str(mark)], capture_output=True, timeout=60)
+    assert done.returncode == -9
+    pid = int(mark.read_text())
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return  # it ended
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    pytest.fail("the helper outlived its killed caller, waiting on its own pipe")

@@ -28,9 +28,14 @@ def helper_available() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
-def _run(send: Any, compute: Callable[..., bytes], args: tuple) -> None:
+def _run(send: Any, receive: Any, compute: Callable[..., bytes], args: tuple) -> None:
     """The helper's body: ``compute(*args)`` sent back as one message, then ``os._exit`` (no clean-up of the
-    caller's runs to do: the caller's atexit handlers, files and buffers are the caller's)."""
+    caller's runs to do: the caller's atexit handlers, files and buffers are the caller's).
+
+    The pipe's reading end, inherited from the caller, is closed first: were the caller killed (SIGKILL, the
+    out-of-memory killer), the helper's write then fails at once instead of waiting for a reader forever.
+    """
+    receive.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the caller ends the helper
     for name in ("SIGTERM", "SIGHUP"):  # ended by the caller's SIGTERM whatever handler the caller had installed
         if hasattr(signal, name):
@@ -60,7 +65,7 @@ class HelperProcess:
 
         context = multiprocessing.get_context("fork")
         self._receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_run, args=(send, compute, args), daemon=True)
+        process = context.Process(target=_run, args=(send, self._receive, compute, args), daemon=True)
         try:
             process.start()
         except OSError:  # no process could be made (a limit): the caller computes it itself
