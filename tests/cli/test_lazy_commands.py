@@ -97,3 +97,27 @@ def test_the_command_is_found_without_parsers_whenever_options_cannot_decide(arg
 
     if not options_can_decide(argv):
         assert outcome(set()) == outcome(every)
+
+
+SIGNALLED = [("Terminated", 143, "SIGTERM"), ("KeyboardInterrupt", 130, "SIGINT")]
+
+
+@pytest.mark.parametrize("raised, status, name", SIGNALLED)
+def test_a_signal_while_the_commands_parser_loads_ends_with_one_line(monkeypatch, capsys, raised, status, name):
+    import signal
+
+    from claimgate.cli import main as cli_main
+    from claimgate.runtime import signals
+
+    interrupt = signals.Terminated(signal.SIGTERM) if raised == "Terminated" else KeyboardInterrupt()
+
+    def loading(*args):
+        raise interrupt  # where a signal lands while the command's module is imported
+
+    monkeypatch.setattr(cli_main, "command_parser", loading)
+    try:
+        code, out, err = cli(capsys, "recheck", "--help")
+    finally:
+        signals.disarm_exit_deadline()
+    assert code == status
+    assert err.strip().splitlines() == [f"error: interrupted by {name}; no partial output was left"]

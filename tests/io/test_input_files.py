@@ -211,3 +211,20 @@ def test_a_manifests_sources_together_over_the_corpus_limit_are_corpus_too_large
     error = refusal(drivers.run_gate, manifest, cases, settings=RunSettings(max_corpus_bytes=2 * len(DIRECTIVE)))
     assert error.reason == "corpus_too_large" and error.detail.startswith("b: ")
     drivers.run_gate(manifest, cases, settings=RunSettings(max_corpus_bytes=2 * len(DIRECTIVE) + 1))
+
+
+def test_a_unix_socket_is_named_as_a_socket_not_as_a_missing_device(tmp_path):
+    import socket
+
+    from claimgate.io.files import NotRegularFileError, open_regular, open_regular_beneath
+
+    path = tmp_path / "s.sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        with pytest.raises(NotRegularFileError, match=r"s\.sock is a socket"):
+            open_regular(path)
+        with pytest.raises(NotRegularFileError, match=r"s\.sock is a socket"):
+            open_regular_beneath(tmp_path, "s.sock")
+    finally:
+        server.close()

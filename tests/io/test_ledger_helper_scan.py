@@ -97,12 +97,19 @@ def _other_shape(data, lo, hi):
     return b"not a scan"
 
 
+def _stuck(data, lo, hi):
+    import time
+
+    time.sleep(60)
+
+
 @needs_fork
-@pytest.mark.parametrize("helper", [_fails, _killed, _other_shape])
+@pytest.mark.parametrize("helper", [_fails, _killed, _other_shape, _stuck])
 def test_a_helper_that_gives_nothing_usable_leaves_the_read_unchanged(tmp_path, monkeypatch, helper):
     path = big_ledger(tmp_path)
     plain = read_ledger_lines(path)
     monkeypatch.setattr(ledger_lines, "_scan_bytes", helper)  # the forked child runs it
+    monkeypatch.setattr(ledger_lines, "HELPER_PATIENCE_SECONDS", 0.5)  # a stuck one is waited for that long
     with start_ledger_read(path, helper=True, helper_from_bytes=0) as pending:
         assert repr(pending.lines()) == repr(plain)
 

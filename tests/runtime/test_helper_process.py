@@ -128,3 +128,30 @@ def test_a_helper_whose_caller_was_killed_ends_instead_of_waiting_for_a_reader(t
         time.sleep(0.05)
     os.kill(pid, 9)
     pytest.fail("the helper outlived its killed caller, waiting on its own pipe")
+
+
+def test_a_helper_that_sends_nothing_in_time_gives_none_and_is_ended():
+    helper = HelperProcess(_sleeps)
+    process = helper._process
+    started = time.monotonic()
+    assert helper.result(timeout=0.3) is None
+    assert not process.is_alive() and time.monotonic() - started < 10
+
+
+def test_a_stopped_helper_does_not_hold_the_caller_up():
+    import signal
+
+    helper = HelperProcess(_sleeps)
+    os.kill(helper._process.pid, signal.SIGSTOP)  # it cannot act on SIGTERM now: SIGKILL ends it
+    started = time.monotonic()
+    assert helper.result(timeout=0.3) is None
+    assert not helper._process.is_alive() and time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("limit, available", [(100, False), (4095, False), (4096, True), (None, True)])
+def test_no_helper_under_a_low_process_limit(monkeypatch, limit, available):
+    import resource
+
+    soft = resource.RLIM_INFINITY if limit is None else limit
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (soft, soft))
+    assert helper_available() is available

@@ -155,9 +155,21 @@ def overview(prog: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return the exit status."""
+    """Parse ``argv`` (default ``sys.argv[1:]``), run the command, return the exit status.
+
+    Ctrl-C, SIGTERM and SIGHUP give 130, 143 and 129 with one line on stderr wherever they land once the
+    handlers are installed: while the command runs, and while its parser and module are being loaded.
+    """
     safe_console()  # a character the terminal cannot show is printed as an escape, never a crash
     signals.install_termination_handlers()  # SIGTERM/SIGHUP clean up like Ctrl-C
+    try:
+        return _parsed_and_run(argv)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
+        return signals.interrupted_status(exc)
+
+
+def _parsed_and_run(argv: list[str] | None) -> int:
+    """``main`` after the handlers are installed: parse, run, map errors to exit statuses."""
     argv = list(sys.argv[1:] if argv is None else argv)
     prog = program_name()
     if not argv and prog != "run_pipeline.py":  # a bare `claimgate` writes nothing: `claimgate demo` does
@@ -200,8 +212,6 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print_error(exc.one_line())
         return EXIT_EXECUTOR_FAILED if isinstance(exc, ExecutionError) else EXIT_REFUSED
-    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
-        return signals.interrupted_status(exc)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ raises with.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import unicodedata
@@ -61,7 +62,24 @@ def open_regular(path: str | Path) -> tuple[int, os.stat_result]:
     ``NotRegularFileError`` (the descriptor already closed) when the opened object is
     not a regular file. The caller closes the descriptor.
     """
-    return _regular_or_closed(os.open(path, _OPEN_FLAGS), path)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise _named(exc, lambda: os.stat(path), path) from None
+    return _regular_or_closed(fd, path)
+
+
+def _named(exc: OSError, stat_of, name: str | Path) -> OSError:
+    """``exc`` from opening ``name``, or ``NotRegularFileError`` naming what it is when opening failed because it
+    is not a file at all: a Unix socket cannot be opened (``ENXIO``, "No such device or address")."""
+    if exc.errno == errno.ENXIO:
+        try:
+            mode = stat_of().st_mode
+        except OSError:
+            return exc
+        if not stat.S_ISREG(mode):
+            return NotRegularFileError(f"{name} is {file_kind(mode)}")
+    return exc
 
 
 def _regular_or_closed(fd: int, name: str | Path) -> tuple[int, os.stat_result]:
@@ -99,7 +117,10 @@ def open_regular_beneath(root: str | Path, relative: str) -> tuple[int, os.stat_
             inner = os.open(part, folder_flags, dir_fd=folder)
             os.close(folder)
             folder = inner
-        fd = os.open(parts[-1], _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=folder)
+        try:
+            fd = os.open(parts[-1], _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=folder)
+        except OSError as exc:
+            raise _named(exc, lambda: os.stat(parts[-1], dir_fd=folder, follow_symlinks=False), relative) from None
     finally:
         os.close(folder)
     return _regular_or_closed(fd, relative)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+import time
 from array import array
 from pathlib import Path
 from typing import NamedTuple
@@ -37,6 +38,8 @@ from claimgate.runtime.helper_process import HelperProcess
 #: A ledger at least this long (bytes) is scanned partly by a forked helper when the caller asks for one
 #: (``start_ledger_read(helper=True)``): below it, the scan takes less than starting the helper saves.
 HELPER_FROM_BYTES = 8 * 2**20
+#: Seconds at least that the caller waits for the helper's part once its own is scanned (more on a big file).
+HELPER_PATIENCE_SECONDS = 10.0
 #: The share of the file (bytes, from the end, cut at a line end) the helper scans. More than half: the
 #: caller imports the audit's modules while the helper scans, and only then scans its own part.
 HELPER_SHARE = 0.65
@@ -251,9 +254,13 @@ class PendingLedger:
             self._helper = HelperProcess(_scan_bytes, data, self._cut, len(data))
 
     def _scans(self):
+        began = time.perf_counter()
         yield _scanned(self.data, 0, self._cut)
         if self._cut < len(self.data):
-            payload = self._helper.result() if self._helper is not None else None
+            # The helper's part takes about twice this process's (65% against 35%); waiting far longer than that
+            # means it is stopped or starved, and this process scans the part itself.
+            patience = max(HELPER_PATIENCE_SECONDS, 20 * (time.perf_counter() - began))
+            payload = self._helper.result(timeout=patience) if self._helper is not None else None
             scan = _from_bytes(payload) if payload is not None else None
             yield scan if scan is not None else _scanned(self.data, self._cut, len(self.data))
 

@@ -22,10 +22,21 @@ from typing import Any
 _END_SECONDS = 2.0
 
 
+#: A per-user process limit (``ulimit -u``) below this leaves no helper: one more process could take the last
+#: slot the caller's own threads need (numpy's start at import), and the run would fail where it would not alone.
+MIN_PROCESS_LIMIT = 4096
+
+
 def helper_available() -> bool:
     """Whether a forked helper can run here: Linux (``fork`` is the platform's own way to start a process; macOS
-    and Windows start processes fresh, which would import everything again)."""
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
+    and Windows start processes fresh, which would import everything again), and no per-user process limit
+    under ``MIN_PROCESS_LIMIT``."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
+        return False
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+    return soft == resource.RLIM_INFINITY or soft >= MIN_PROCESS_LIMIT
 
 
 def _run(send: Any, receive: Any, compute: Callable[..., bytes], args: tuple) -> None:
@@ -76,18 +87,24 @@ class HelperProcess:
             send.close()
         self._process = process
 
-    def result(self) -> bytes | None:
-        """The child's bytes, or ``None`` when it did not give them (see the class)."""
+    def result(self, timeout: float | None = None) -> bytes | None:
+        """The child's bytes, or ``None`` when it did not give them (see the class) or has sent nothing
+        within ``timeout`` seconds (then it is ended: a stopped or starved helper never holds the caller up)."""
         if self._process is None or self._receive is None:  # none started, or asked (or closed) before
             return self._payload
         try:
-            payload = self._receive.recv_bytes()
+            ready = self._receive.poll(timeout)
+            payload = self._receive.recv_bytes() if ready else None
         except (EOFError, OSError):  # it ended without sending
             payload = None
+        if payload is None:
+            self.close()
+            return None
         self._receive.close()
         self._receive = None
-        self._process.join()  # it exits right after sending
+        self._process.join(timeout=_END_SECONDS)  # it exits right after sending
         self._payload = payload if self._process.exitcode == 0 else None
+        self.close()  # one that did not exit (stopped since) is ended
         return self._payload
 
     def close(self) -> None:
