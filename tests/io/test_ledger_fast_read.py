@@ -254,11 +254,12 @@ def test_a_lone_surrogate_is_read_the_same(tmp_path):
 
 
 def test_the_ledger_claimgate_writes_is_read_in_bulk(tmp_path, monkeypatch):
-    from claimgate.io import ledger_file
+    from claimgate.io import ledger_lines
 
     path = tmp_path / "l.jsonl"
     append_ledger(path, [ROW | {"n": i, "sources": {"d": "7" * 64}} for i in range(50)])
-    monkeypatch.setattr(ledger_file, "_rows_reference", lambda *a: pytest.fail("went line by line"))
+    # where the bulk read calls it (io.ledger_lines imports it from io.ledger_file)
+    monkeypatch.setattr(ledger_lines, "_rows_reference", lambda *a: pytest.fail("went line by line"))
     assert [r["n"] for r in read_ledger(path)] == list(range(50))
     assert all(r["schema"] == LEDGER_SCHEMA for r in read_ledger(path))
 
