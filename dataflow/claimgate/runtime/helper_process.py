@@ -93,18 +93,13 @@ class HelperProcess:
         if self._process is None or self._receive is None:  # none started, or asked (or closed) before
             return self._payload
         try:
-            ready = self._receive.poll(timeout)
-            payload = self._receive.recv_bytes() if ready else None
+            payload = self._receive.recv_bytes() if self._receive.poll(timeout) else None
         except (EOFError, OSError):  # it ended without sending
             payload = None
-        if payload is None:
-            self.close()
-            return None
-        self._receive.close()
-        self._receive = None
-        self._process.join(timeout=_END_SECONDS)  # it exits right after sending
-        self._payload = payload if self._process.exitcode == 0 else None
-        self.close()  # one that did not exit (stopped since) is ended
+        if payload is not None:
+            self._process.join(timeout=_END_SECONDS)  # it exits right after sending
+            self._payload = payload if self._process.exitcode == 0 else None
+        self.close()  # one that sent nothing in time, or has not exited since (stopped), is ended
         return self._payload
 
     def close(self) -> None:

@@ -64,7 +64,7 @@ def test_the_runs_are_ascending_and_give_back_their_code_points():
     facts = scanned()
     for name in ("symbols", "upper", "lower", "marks"):
         points = code_points(facts[name])
-        assert points == sorted(set(points)) and unicode_facts._runs(points) == facts[name]
+        assert points == sorted(set(points)) and unicode_facts.runs(points) == facts[name]
 
 
 @pytest.mark.parametrize(

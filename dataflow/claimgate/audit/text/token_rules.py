@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from claimgate.audit.text.unicode_facts import code_points, facts
+from claimgate.audit.text.unicode_facts import code_points, facts, runs
 
 #: This Python's Unicode facts (``unicode_facts``: stored per Unicode version, else scanned): which
 #: characters are symbols (categories ``unicode_facts.SYMBOL_CATEGORIES``), digits, cased letters.
@@ -36,27 +36,14 @@ TYPOGRAPHIC_SYMBOLS = (
 _OWN_RULES = "\u2044⁺⁻₊₋"
 
 
+def runs_class_body(runs: list[list[int]]) -> str:
+    """A regex character-class body of ``[first, last]`` code point runs (one ``a-b`` range each)."""
+    return "".join(f"{re.escape(chr(first))}-{re.escape(chr(last))}" for first, last in runs)
+
+
 def _class_body(chars: list[str]) -> str:
     """A regex character-class body (ranges) holding exactly ``chars`` (ascending)."""
-    ranges: list[str] = []
-    start = prev = None
-    for c in chars:
-        cp = ord(c)
-        if start is None:
-            start = prev = cp
-        elif cp == prev + 1:
-            prev = cp
-        else:
-            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
-            start = prev = cp
-    if start is not None:
-        ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
-    return "".join(ranges)
-
-
-def runs_class_body(runs: list[list[int]]) -> str:
-    """A regex character-class body of ``[first, last]`` code point runs: ``_class_body`` of their characters."""
-    return "".join(f"{re.escape(chr(first))}-{re.escape(chr(last))}" for first, last in runs)
+    return runs_class_body(runs([ord(c) for c in chars]))
 
 
 def _symbols() -> list[str]:

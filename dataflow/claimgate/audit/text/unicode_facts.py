@@ -37,7 +37,7 @@ SCANNED_RANGES = {
 STORED = "unicode_facts.json"
 
 
-def _runs(code_points: list[int]) -> list[list[int]]:
+def runs(code_points: list[int]) -> list[list[int]]:
     """Ascending code points as ``[first, last]`` runs of consecutive ones."""
     runs: list[list[int]] = []
     for cp in code_points:
@@ -61,7 +61,7 @@ def scanned() -> dict:
 
     def where(fact: str, test) -> list[list[int]]:
         lo, hi = SCANNED_RANGES[fact]
-        return _runs([cp for cp in range(lo, hi) if test(chr(cp))])
+        return runs([cp for cp in range(lo, hi) if test(chr(cp))])
 
     lo, hi = SCANNED_RANGES["decimal_digits"]
     return {
