@@ -12,10 +12,13 @@ citations verbatim, misattributed and changed) and **synthetic**
   NFKC + case fold + white space collapsed, then ``str.find`` in the cited document
   and, on a miss, in every other one; no claimgate import);
 - **cold**: ``run_pipeline.py audit --corpus ... --citations ... --output ... --quiet``;
+- **cold, --single-process**: the same without the forked helper that normalizes part of a big
+  corpus file (``claimgate.audit.index.ahead``), so on one core;
 - **warm**: the same with ``--cache DIR`` after a first run filled ``DIR``.
 
 Prints wall seconds and peak resident memory (``ru_maxrss`` of each child, from
-``os.wait4``) side by side with the ratios, checks that cold and warm outputs are
+``os.wait4``: for a run with a helper, the larger of the two processes; CPU times add the helper's)
+side by side with the ratios, checks that the cold, one-process and warm outputs are
 byte-identical (exit 1 if not), compares verdicts with the baseline on the
 citations both accept as well-formed, and measures in this process the
 normalization rate (``index_build.normalized_chunk`` over the corpus, characters
@@ -209,7 +212,7 @@ def compare_verdicts(folder: Path, ours: Path, theirs: Path, docs: dict[str, str
 
 def measure(folder: Path, repeat: int, baseline_repeat: int, with_baseline: bool) -> dict:
     cache = folder / "index-cache"
-    cold, warm, base = [], [], []
+    cold, single, warm, base = [], [], [], []
     timed(audit_argv(folder, folder / "warm.jsonl", cache))  # fills the cache (a cold run plus the write)
     for i in range(repeat):
         if with_baseline and i < baseline_repeat:
@@ -217,9 +220,10 @@ def measure(folder: Path, repeat: int, baseline_repeat: int, with_baseline: bool
             argv = [sys.executable, str(script), str(folder / "corpus.json"), str(folder / "citations.jsonl")]
             base.append(timed([*argv, str(folder / "baseline.jsonl")]))
         cold.append(timed(audit_argv(folder, folder / "cold.jsonl")))
+        single.append(timed([*audit_argv(folder, folder / "single.jsonl"), "--single-process"]))
         warm.append(timed(audit_argv(folder, folder / "warm.jsonl", cache)))
-    same = (folder / "cold.jsonl").read_bytes() == (folder / "warm.jsonl").read_bytes()
-    return {"cold": cold, "warm": warm, "baseline": base, "identical": same}
+    outputs = {(folder / f"{name}.jsonl").read_bytes() for name in ("cold", "single", "warm")}
+    return {"cold": cold, "single": single, "warm": warm, "baseline": base, "identical": len(outputs) == 1}
 
 
 def median(runs: list[tuple[float, float]], field: int) -> float:
@@ -251,12 +255,13 @@ def print_tables(shapes: dict[str, dict], args) -> None:
     print(f"real prose from: {real_prose.sources_note()}\n")
     print("| run | " + " | ".join(f"{label[n]} wall s | {label[n]} peak RSS MiB" for n in names) + " |")
     print("|---|" + "---:|---:|" * len(names))
-    for run in ("baseline", "cold", "warm"):
+    for run in ("baseline", "cold", "single", "warm"):
         cells = []
         for n in names:
             runs = shapes[n]["runs"][run]
             cells.append(f"{median(runs, 0):.2f} | {median(runs, 1):,.0f}" if runs else "- | -")
-        print(f"| {run} | " + " | ".join(cells) + " |")
+        title = {"single": "cold, --single-process (no helper)"}.get(run, run)
+        print(f"| {title} | " + " | ".join(cells) + " |")
     print("\n| measure | " + " | ".join(label[n] for n in names) + " | target |")
     print("|---|" + "---:|" * len(names) + "---|")
 
@@ -274,8 +279,15 @@ def print_tables(shapes: dict[str, dict], args) -> None:
         base, cold = median(runs["baseline"], 2), median(runs["cold"], 2)
         return f"{base / cold:.1f}x ({cold:.2f} s vs {base:.2f} s)"
 
+    def single_speedup(r: dict) -> str:
+        runs = r["runs"]
+        if not runs["baseline"]:
+            return "-"
+        return f"{median(runs['baseline'], 0) / median(runs['single'], 0):.1f}x"
+
     row("cold audit vs public-gate baseline (speed-up)", speedup, ">= 10x")
-    row("... by CPU time of the processes (user + system; less moved by load)", cpu_speedup, "")
+    row("... by CPU time of the processes (user + system, the helper's included)", cpu_speedup, "")
+    row("... cold with --single-process (one core) vs baseline", single_speedup, "")
     row("warm vs cold (speed-up, whole process)",
         lambda r: f"{median(r['runs']['cold'], 0) / median(r['runs']['warm'], 0):.1f}x", ">= 5x")  # fmt: skip
 
@@ -287,7 +299,7 @@ def print_tables(shapes: dict[str, dict], args) -> None:
     row("normalization (in process, CPU time)", lambda r: f"{r['rate'][1] / 1e6:.1f} M characters/s", ">= 20 M/s")
     row("documents through the reference tokenizer",
         lambda r: f"{r['rate'][2]:,} ({100 * r['rate'][2] / max(r['docs'], 1):.2f}%)", "< 1%")  # fmt: skip
-    row("cold and warm outputs byte-identical", lambda r: str(r["runs"]["identical"]), "True")
+    row("cold, one-process and warm outputs byte-identical", lambda r: str(r["runs"]["identical"]), "True")
     if all("counts" in shapes[n] for n in names):
         row("citations both accept as well-formed", lambda r: f"{r['counts']['both_accept']:,}", "")
         row("... same verdict", lambda r: f"{r['counts']['same_verdict']:,}", "")

@@ -71,6 +71,6 @@ def test_the_count_sees_methods_and_the_entry_points():
     from claimgate.execution import drivers
 
     functions = public_functions(drivers)
-    assert counted(functions["run_audit"]) == 7 and counted(functions["run_gate"]) == 4
+    assert counted(functions["run_audit"]) == 8 and counted(functions["run_gate"]) == 4
     assert "Gate.__init__" in public_functions(importlib.import_module("claimgate.api.gate"))
     assert "Audit.check" in public_functions(importlib.import_module("claimgate.api.audit"))

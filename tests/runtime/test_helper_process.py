@@ -7,7 +7,7 @@ import time
 
 import pytest
 from claimgate.runtime import helper_process
-from claimgate.runtime.helper_process import HelperProcess, helper_available
+from claimgate.runtime.helper_process import HelperProcess, HelperStream, helper_available
 
 pytestmark = pytest.mark.skipif(not helper_available(), reason="the helper is forked (Linux only)")
 
@@ -155,3 +155,57 @@ def test_no_helper_under_a_low_process_limit(monkeypatch, limit, available):
     soft = resource.RLIM_INFINITY if limit is None else limit
     monkeypatch.setattr(resource, "getrlimit", lambda which: (soft, soft))
     assert helper_available() is available
+
+
+def _counts_then(n: int, then: str):
+    for i in range(n):
+        yield f"{os.getpid()}:{i}".encode()
+    if then == "raise":
+        raise ValueError("no")
+    if then == "sleep":
+        time.sleep(60)
+
+
+def _all_messages(stream: HelperStream, seconds: float = 30) -> list[bytes]:
+    messages, deadline = [], time.monotonic() + seconds
+    while not stream.finished and time.monotonic() < deadline:
+        messages += stream.arrived()
+        time.sleep(0.01)
+    return messages
+
+
+def test_a_stream_gives_each_message_in_order_from_another_process():
+    with HelperStream(_counts_then, 50, "end") as stream:
+        messages = _all_messages(stream)
+    pids = {m.split(b":")[0] for m in messages}
+    assert [int(m.split(b":")[1]) for m in messages] == list(range(50))
+    assert len(pids) == 1 and int(pids.pop()) != os.getpid()
+    assert stream.finished and stream.arrived() == []
+
+
+def test_a_stream_that_fails_keeps_the_messages_it_sent_and_ends():
+    with HelperStream(_counts_then, 3, "raise") as stream:
+        messages = _all_messages(stream)
+    assert [int(m.split(b":")[1]) for m in messages] == [0, 1, 2] and stream.finished
+
+
+def test_arrived_never_waits_and_closing_ends_a_stream_still_running():
+    stream = HelperStream(_counts_then, 1, "sleep")
+    process = stream._process
+    deadline = time.monotonic() + 30
+    messages = []
+    while not messages and time.monotonic() < deadline:
+        messages = stream.arrived()
+    started = time.monotonic()
+    assert stream.arrived() == [] and time.monotonic() - started < 1  # the child sleeps: nothing more, no wait
+    assert not stream.finished
+    stream.close()
+    assert not process.is_alive() and stream.finished
+
+
+def test_no_stream_where_fork_is_not_the_platforms_way(monkeypatch):
+    monkeypatch.setattr(helper_process.sys, "platform", "darwin")
+    stream = HelperStream(_counts_then, 3, "end")
+    assert stream._process is None and stream.finished and stream.arrived() == []
+    with pytest.raises(TypeError):
+        stream.result()

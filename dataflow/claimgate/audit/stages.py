@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 
 import pandas as pd
 
 from claimgate.audit.diagnosis.diagnose import citation_diagnosis
 from claimgate.audit.diagnosis.nearest_passage import PassageIndex
+from claimgate.audit.index.ahead import ChunksAhead
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.index.cache import cached_corpus_index
 from claimgate.audit.index.types import CorpusIndex
@@ -64,15 +66,20 @@ def audit_columns(frame: pd.DataFrame) -> tuple[str, ...]:
     return JUDGED_AUDIT_COLUMNS if "elided" in frame.columns else AUDIT_COLUMNS
 
 
-def normalized_sources(source_documents: dict, cache_dir: str | None = None) -> CorpusIndex:
+def normalized_sources(
+    source_documents: dict, cache_dir: str | None = None, chunks_ahead: ChunksAhead | None = None
+) -> CorpusIndex:
     """Every document normalized once, with offset maps back to the original and a corpus index.
 
     With ``cache_dir`` the index is loaded from that folder when one was stored for
     exactly these documents and this normalizer, else built and stored there
     (``audit.index.cache``; a cache never changes a result). Hamilton's own caching
     is not used: it cannot fingerprint this run's frames with list-valued columns.
+    ``chunks_ahead``: the command's forked helper normalizing the corpus file's chunks
+    (``audit.index.ahead``; the same index, see docs/audit-rules.md, "Indexing a big corpus file").
     """
-    return cached_corpus_index(source_documents, cache_dir, build_corpus_index)
+    build = build_corpus_index if chunks_ahead is None else partial(build_corpus_index, ahead=chunks_ahead)
+    return cached_corpus_index(source_documents, cache_dir, build)
 
 
 def citation_matches(

@@ -245,6 +245,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_ledger_option(parser)
     add_execution(parser)
+    parser.add_argument(
+        "--single-process",
+        action="store_true",
+        help="index a big --corpus file in this process only (by default a forked helper normalizes part of it; Linux)",
+    )
     add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
 
 
@@ -281,6 +286,26 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
     if output.suffix.lower() not in AUDIT_OUTPUTS:
         raise UsageError(f"--output must end in {', '.join(AUDIT_OUTPUTS)}")
     resolve_documents(args)
+    with _chunks_ahead(args) as ahead:  # started before the audit's imports: one thread in the process
+        return _audited(args, folder, output, to_stdout, ahead)
+
+
+def _chunks_ahead(args: argparse.Namespace):
+    """A forked helper normalizing a big ``--corpus`` file's chunks while this process imports the audit
+    (``audit.index.ahead``; docs/audit-rules.md, "Indexing a big corpus file"), or an empty context: with
+    ``--single-process``, ``--cache`` (a warm run reads no chunk), another executor or documents of another kind."""
+    import contextlib
+
+    from claimgate.audit.index.ahead import chunks_ahead_for
+
+    if args.corpus is None or args.cache is not None or args.single_process or args.executor != "local":
+        return contextlib.nullcontext()
+    ahead = chunks_ahead_for(args.corpus, args.max_source_bytes, args.max_corpus_bytes)
+    return contextlib.nullcontext() if ahead is None else ahead
+
+
+def _audited(args: argparse.Namespace, folder: Path, output: Path, to_stdout: bool, ahead) -> int:
+    """``_run_audit`` once the documents are resolved (and the helper, if any, started)."""
     from claimgate.audit.matching.settings import MatchSettings
     from claimgate.audit.stages import DIAGNOSIS_COLUMN
     from claimgate.execution import drivers
@@ -303,6 +328,7 @@ def _run_audit(args: argparse.Namespace, folder: Path) -> int:
         diagnose=not args.no_diagnose,
         cache_dir=args.cache,
         settings=run_settings(args),
+        chunks_ahead=ahead,
     )
     rows = drivers.audit_rows(run)
     write_audit_output(output, rows, diagnosis=not args.no_diagnose)

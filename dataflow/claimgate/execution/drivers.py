@@ -48,6 +48,7 @@ from claimgate.gate.schema import ClaimSchema
 from claimgate.io import pinned_sources
 
 if TYPE_CHECKING:  # the audit's modules are imported when an audit runs, not for a gate run
+    from claimgate.audit.index.ahead import ChunksAhead
     from claimgate.audit.matching.settings import MatchSettings
 
 quiet_refusals()  # the API's refusals print nothing through Hamilton's loggers (execution.hamilton_logs)
@@ -314,6 +315,7 @@ def run_audit(
     diagnose: bool = True,
     cache_dir: str | Path | None = None,
     settings: RunSettings = LOCAL,
+    chunks_ahead: ChunksAhead | None = None,
 ) -> AuditRun:
     """Audit a citation table against ``documents``: a corpus file, a pinned manifest, a folder, or an index.
 
@@ -322,7 +324,9 @@ def run_audit(
     its ``IndexedCorpus`` (one local execution over the index built once). ``match`` travels whole to
     the matching nodes (``None``: ``MatchSettings()``). ``diagnose``: add the near-miss diagnosis to
     rejected rows (verdicts are the same either way; see docs/audit-rules.md, "Diagnosis").
-    ``cache_dir`` keeps the corpus index on disk between runs (``audit.index.cache``). Raises
+    ``cache_dir`` keeps the corpus index on disk between runs (``audit.index.cache``). ``chunks_ahead``
+    (a corpus file, local executor): a forked helper normalizing the file's chunks while this process
+    imports (``audit.index.ahead``; the command starts it, the index is the same without it). Raises
     ``IngestionError`` when the corpus, manifest, a source, a folder's document or the citation
     table is refused.
     """
@@ -343,6 +347,8 @@ def run_audit(
     inputs.update(citations_path=str(citations), **document_inputs, **settings.size_limits())
     if cache_dir is not None:
         inputs["cache_dir"] = str(cache_dir)
+    if chunks_ahead is not None:
+        inputs["chunks_ahead"] = chunks_ahead
     frame_node = DOCUMENT_FRAMES.get(document_source)  # the documents' frame: their extractors and source maps
     with task_executor(settings.executor, settings.scheduler, settings.workers, settings.quiet) as remote:
         if remote is not None:

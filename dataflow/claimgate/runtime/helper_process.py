@@ -39,9 +39,10 @@ def helper_available() -> bool:
     return soft == resource.RLIM_INFINITY or soft >= MIN_PROCESS_LIMIT
 
 
-def _run(send: Any, receive: Any, compute: Callable[..., bytes], args: tuple) -> None:
-    """The helper's body: ``compute(*args)`` sent back as one message, then ``os._exit`` (no clean-up of the
-    caller's runs to do: the caller's atexit handlers, files and buffers are the caller's).
+def _run(send: Any, receive: Any, compute: Callable[..., Any], args: tuple, stream: bool = False) -> None:
+    """The helper's body: ``compute(*args)`` sent back as one message (``stream``: each ``bytes`` it yields, one
+    message each, as they come), then ``os._exit`` (no clean-up of the caller's runs to do: the caller's atexit
+    handlers, files and buffers are the caller's).
 
     The pipe's reading end, inherited from the caller, is closed first: were the caller killed (SIGKILL, the
     out-of-memory killer), the helper's write then fails at once instead of waiting for a reader forever.
@@ -52,8 +53,11 @@ def _run(send: Any, receive: Any, compute: Callable[..., bytes], args: tuple) ->
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
-        payload = compute(*args)
-        send.send_bytes(payload)
+        if stream:
+            for message in compute(*args):
+                send.send_bytes(message)
+        else:
+            send.send_bytes(compute(*args))
     except BaseException:  # noqa: BLE001 - any failure is "no result": the caller computes it itself
         os._exit(1)
     os._exit(0)
@@ -68,7 +72,9 @@ class HelperProcess:
     leaves no process behind. Raises nothing of its own.
     """
 
-    def __init__(self, compute: Callable[..., bytes], *args: Any) -> None:
+    _stream = False  # HelperStream: compute yields its messages
+
+    def __init__(self, compute: Callable[..., Any], *args: Any) -> None:
         self._process = self._receive = self._payload = None
         if not helper_available():
             return
@@ -76,7 +82,7 @@ class HelperProcess:
 
         context = multiprocessing.get_context("fork")
         self._receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_run, args=(send, self._receive, compute, args), daemon=True)
+        process = context.Process(target=_run, args=(send, self._receive, compute, args, self._stream), daemon=True)
         try:
             process.start()
         except OSError:  # no process could be made (a limit): the caller computes it itself
@@ -119,3 +125,35 @@ class HelperProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class HelperStream(HelperProcess):
+    """``compute(*args)``, a generator of ``bytes`` messages, in a forked child started at construction.
+
+    ``arrived()`` gives the messages the child has sent since it was last asked, without waiting; ``finished``
+    is True once the child has ended (all its messages read) or was never started. A child that fails or is
+    killed simply sends no more. ``close()`` (or leaving the ``with`` block) ends a child still running.
+    Raises nothing of its own.
+    """
+
+    _stream = True
+
+    @property
+    def finished(self) -> bool:
+        """Whether no more messages can come (never started, ended, or closed)."""
+        return self._receive is None
+
+    def arrived(self) -> list[bytes]:
+        """Every message sent and not yet read (in the order sent); ``[]`` when none has come (never waits)."""
+        messages: list[bytes] = []
+        while self._receive is not None:
+            try:
+                if not self._receive.poll(0):
+                    break
+                messages.append(self._receive.recv_bytes())
+            except (EOFError, OSError):  # it ended: nothing more comes
+                self.close()
+        return messages
+
+    def result(self, timeout: float | None = None) -> bytes | None:  # noqa: ARG002 - a stream has no one result
+        raise TypeError("a HelperStream's messages are read with arrived()")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from claimgate.audit.index.build import _chunk_marks
+from claimgate.audit.index.chunk_facts import chunk_marks as _chunk_marks
 from claimgate.audit.text.marks import (
     _DOT_SPELLING_RE,
     DOT_SPELLINGS,

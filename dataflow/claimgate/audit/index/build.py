@@ -29,31 +29,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from claimgate.audit.index.chunk_facts import ChunkFacts, FactsAhead, chunk_facts
 from claimgate.audit.index.document_table import DocumentTable, TokenSegment
 from claimgate.audit.index.postings import Postings, joined_word_keys, postings_in_passes
-from claimgate.audit.index.types import CorpusIndex, elision_stops
-from claimgate.audit.text.marks import (
-    bracket_texts,
-    ellipsis_starts,
-    fold_ellipses,
-    footnote_alternatives,
-    has_footnote_marker,
-)
-from claimgate.audit.text.negation import (
-    _APOSTROPHES,
-    NEGATION_TOKENS,
-    is_none_literal,
-    needs_token_scan,
-    negation_positions,
-    unchecked_script_positions,
-)
+from claimgate.audit.index.types import CorpusIndex
+from claimgate.audit.text.marks import footnote_alternatives
 from claimgate.audit.text.normalize import NormalizedChunk, normalized_chunk
+from claimgate.audit.text.reference import joined_word_alternatives
 
-__all__ = ["CHUNK_CHARS", "NormalizedChunk", "build_corpus_index", "normalized_chunk"]
-from claimgate.audit.text.reference import (
-    joined_word_alternatives,
-    normalize_text_reference,
-)
+__all__ = ["CHUNK_CHARS", "NormalizedChunk", "build_corpus_index", "chunk_ranges", "normalized_chunk"]
 
 #: Characters of folded text per chunk: bounds the build's working memory (~40 bytes per character).
 CHUNK_CHARS = 1 << 20
@@ -90,97 +74,31 @@ class _Vocabulary:
         return ids[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
-def _chunks(doc_ids: list[str], documents: Mapping[str, str]):
-    """Runs of consecutive document numbers holding about :data:`CHUNK_CHARS` characters."""
-    start, size = 0, 0
+def chunk_ranges(doc_ids: list[str], documents: Mapping[str, str]) -> list[range]:
+    """The build's chunks: runs of consecutive document numbers (in ``doc_ids``' order) holding about
+    :data:`CHUNK_CHARS` characters each (a text's length plus one), the last one what is left."""
+    ranges, start, size = [], 0, 0
     for k, doc_id in enumerate(doc_ids):
         size += len(documents[doc_id]) + 1
         if size >= CHUNK_CHARS:
-            yield range(start, k + 1)
+            ranges.append(range(start, k + 1))
             start, size = k + 1, 0
     if start < len(doc_ids):
-        yield range(start, len(doc_ids))
+        ranges.append(range(start, len(doc_ids)))
+    return ranges
 
 
-def _chunk_marks(originals: list[str]) -> tuple[set[int], dict[int, frozenset[str]]]:
-    """``(documents with an ellipsis of their own, brackets by document)`` of a chunk, by local number.
-
-    One search per alternative of the ellipsis pattern over the chunk's folded texts joined
-    by NUL (no match holds a NUL, so none reaches across documents, even where a text holds
-    a NUL itself); a match's document comes from the texts' lengths.
-    """
-    brackets = {local: bracket_texts(t) for local, t in enumerate(originals) if "[" in t}
-    folded = [fold_ellipses(t) for t in originals]
-    starts = ellipsis_starts("\x00".join(folded))  # each alternative scanned from its first character (marks.py)
-    if not starts:
-        return set(), brackets
-    lengths = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded))
-    bases = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-    return set((np.searchsorted(bases, starts, "right") - 1).tolist()), brackets
-
-
-def _document_tokens_reference(original: str, vocab: _Vocabulary):
-    """A text the array rules do not cover, through the reference tokenizer.
-
-    Returns ``(ids, starts, ends, joined_words, negations, elision_stops)``
-    (``elision_stops`` is ``negations`` itself when there is no unlisted-script token).
-    """
-    normalized = normalize_text_reference(original)
-    ids = [vocab.intern(t) for t in normalized.tokens]
-    joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
-    joined = footnote_alternatives(original, normalized.starts, normalized.ends, ids, joined)
-    negations = negation_positions(normalized)
-    stops = elision_stops(negations, unchecked_script_positions(normalized))
-    return ids, normalized.starts, normalized.ends, joined, negations, stops
-
-
-def _token_scan(original: str, negations: array) -> tuple[array, array]:
-    """``(negations, elision_stops)`` of a document with a negator prefix or an unlisted script.
-
-    The array rules find listed negators by token id only; such a document (rare) is
-    tokenized again by the reference normalizer, whose tokens equal the array build's.
-    """
-    normalized = normalize_text_reference(original)
-    found = negation_positions(normalized)
-    return found, elision_stops(found, unchecked_script_positions(normalized))
-
-
-def _negations(ids, starts_orig, doc_of_token, first_token, originals, vocab: _Vocabulary) -> np.ndarray:
-    """Token positions (chunk-wide) that negate, by :func:`negation.negation_positions`'s rules.
-
-    Only the rules for scripts the array rules cover: listed words, the ``t`` of
-    ``n't`` and the ``n`` of ``n'`` (no-space and Korean negators send a text to the reference).
-    """
-    listed = np.fromiter((vocab.ids[t] for t in NEGATION_TOKENS if t in vocab.ids), dtype=np.int64)
-    found = np.isin(ids, listed)
-    none = vocab.ids.get("none")
-    if none is not None:  # the code literal 'None' is no negation (docs/audit-rules.md, "Negation")
-        for p in np.flatnonzero(ids == none).tolist():
-            k = doc_of_token[p]
-            found[p] = not is_none_literal(originals[k], int(starts_orig[0][p]), int(starts_orig[1][p]))
-    for letter in ("t", "n"):
-        tid = vocab.ids.get(letter)
-        if tid is None:
-            continue
-        for p in np.flatnonzero(ids == tid).tolist():
-            k = doc_of_token[p]
-            if letter == "t":
-                hit = p > first_token[k] and vocab.strings[ids[p - 1]].endswith("n")
-            else:
-                end, original = int(starts_orig[1][p]), originals[k]
-                hit = end < len(original) and original[end] in _APOSTROPHES
-            found[p] |= hit
-    return np.flatnonzero(found)
-
-
-def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
+def build_corpus_index(documents: Mapping[str, str], ahead: FactsAhead | None = None) -> CorpusIndex:
     """The corpus index of ``documents`` (doc_id -> text), equal to the reference build's.
 
     Same contract as :func:`claimgate.audit.index.reference.build_corpus_index_reference`: an empty
     mapping gives an empty index; a non-str doc_id or text raises ``TypeError``.
-    Documents are tokenized a chunk at a time into a :class:`DocumentTable`; the
+    Documents are tokenized a chunk at a time (:func:`chunk_ranges`) into a :class:`DocumentTable`; the
     postings are then built from its token arrays (:func:`postings_in_passes`), so no
-    per-chunk copy of the keys is kept while the corpus is read.
+    per-chunk copy of the keys is kept while the corpus is read. ``ahead``: a forked helper's chunks
+    (:class:`claimgate.audit.index.ahead.ChunksAhead`), each taken instead of normalizing it here when the
+    helper has finished it and it checks out; it is stopped once the chunks are done. The index is the same,
+    byte for byte, with or without it (docs/audit-rules.md, "Indexing a big corpus file").
     """
     doc_ids = sorted(documents)
     for doc_id in doc_ids:
@@ -192,7 +110,14 @@ def build_corpus_index(documents: Mapping[str, str]) -> CorpusIndex:
     table = DocumentTable(doc_ids, [documents[d] for d in doc_ids], [])  # filled chunk by chunk
     extra = _ExtraKeys()
     ellipses: set[int] = set()
-    segments = [_index_chunk(numbers, table, vocab, extra, ellipses) for numbers in _chunks(doc_ids, documents)]
+    segments = []
+    for number, numbers in enumerate(chunk_ranges(doc_ids, documents)):
+        originals = table.originals[numbers.start : numbers.stop]
+        facts = ahead.facts(number, numbers, originals) if ahead is not None else None
+        facts = chunk_facts(normalized_chunk(originals)) if facts is None else facts
+        segments.append(_index_chunk(facts, numbers, table, vocab, extra, ellipses))
+    if ahead is not None:
+        ahead.stop()  # the helper would go on with chunks done here
     table = replace(table, segments=segments, ellipses=frozenset(ellipses))
     return CorpusIndex(doc_ids, table, vocab.ids, vocab.strings, *_postings(segments, extra, len(vocab.strings)))
 
@@ -265,50 +190,51 @@ def _in_groups(keys: np.ndarray, docs: np.ndarray, groups: np.ndarray, lo: int, 
     return keys[chosen], docs[chosen]
 
 
-# The per-document assembly stays in one function (~60 lines): it shares the chunk-wide arrays.
-def _index_chunk(numbers: range, table: DocumentTable, vocab: _Vocabulary, extra: _ExtraKeys, ellipses: set[int]):
-    """The token segment of documents ``numbers``; their negations, joined words and marks go into ``table``."""
-    chunk = normalized_chunk(table.originals[numbers.start : numbers.stop])
-    originals, tokens, local_doc, first, reference = (
-        chunk.originals, chunk.tokens, chunk.local_doc, chunk.first, chunk.reference
-    )  # fmt: skip
+def _index_chunk(facts: ChunkFacts, numbers: range, table: DocumentTable, vocab: _Vocabulary, extra, ellipses):
+    """The token segment of documents ``numbers`` (their :class:`ChunkFacts`): the tokens numbered in the
+    corpus vocabulary; negations, joined words and marks go into ``table``, document numbers of an ellipsis
+    of their own into ``ellipses``. Only the documents with something to record are visited, in order (so
+    the tokens interned one by one get their ids in document order)."""
+    chunk = facts.chunk
+    originals, tokens, first = chunk.originals, chunk.tokens, chunk.first
     ids = vocab.encode(tokens)
-    negating = _negations(ids, (chunk.starts, chunk.ends), local_doc, first, originals, vocab)
-    neg_first = np.searchsorted(local_doc[negating], np.arange(len(numbers) + 1)).tolist()
-    negations_bytes = (negating - first[local_doc[negating]]).astype(np.int32).tobytes()
-    with_ellipsis, brackets = _chunk_marks(originals)
-    ellipses.update(numbers.start + local for local in with_ellipsis)
-    table.brackets.update((numbers.start + local, b) for local, b in brackets.items())
+    negating = facts.negating
+    neg_first = np.searchsorted(chunk.local_doc[negating], np.arange(len(numbers) + 1))
+    negations_bytes = (negating - first[chunk.local_doc[negating]]).astype(np.int32).tobytes()
+    ellipses.update(numbers.start + local for local in facts.with_ellipsis)
+    table.brackets.update((numbers.start + local, b) for local, b in facts.brackets.items())
+    negated = np.flatnonzero(np.diff(neg_first)).tolist()
+    visited = set(negated).union(facts.references, chunk.joins, facts.scanned, facts.footnoted)
+    neg_first = neg_first.tolist()
     pieces: dict[int, tuple] = {}  # local document -> its tokens from the reference tokenizer
-    for local, k in enumerate(numbers):
-        if local in reference:
-            ref_ids, ref_starts, ref_ends, joined_words, negations, stops = _document_tokens_reference(
-                originals[local], vocab
-            )
-            pieces[local] = (ref_ids, ref_starts, ref_ends)
-            if joined_words:
-                table.joined_words[k] = joined_words
-                extra.add(k, ref_ids, joined_words)
+    for local in sorted(visited):
+        k = numbers.start + local
+        if local in facts.references:
+            normalized, negations, stops = facts.references[local]
+            doc_ids = [vocab.intern(t) for t in normalized.tokens]
+            joined = joined_word_alternatives(normalized.tokens, normalized.joins, vocab.intern)
+            joined = footnote_alternatives(originals[local], normalized.starts, normalized.ends, doc_ids, joined)
+            pieces[local] = (doc_ids, normalized.starts, normalized.ends)
         else:
             lo, hi = int(first[local]), int(first[local + 1])
-            joined_words = {}
+            joined = {}
             if local in chunk.joins:
                 doc_tokens = tokens.slice(lo, hi - lo).to_pylist()
-                joined_words = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
-            if has_footnote_marker(originals[local]):  # a reading without the marker
+                joined = joined_word_alternatives(doc_tokens, chunk.joins[local], vocab.intern)
+            if local in facts.footnoted:  # a reading without the marker
                 doc_ids = ids[lo:hi].tolist()
                 doc_starts, doc_ends = chunk.starts[lo:hi].tolist(), chunk.ends[lo:hi].tolist()
-                joined_words = footnote_alternatives(originals[local], doc_starts, doc_ends, doc_ids, joined_words)
-            if joined_words:
-                table.joined_words[k] = joined_words
-                extra.add(k, ids[lo:hi].tolist(), joined_words)
-            negations = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]])
-            stops = negations
-            if needs_token_scan(originals[local]):
-                negations, stops = _token_scan(originals[local], negations)
+                joined = footnote_alternatives(originals[local], doc_starts, doc_ends, doc_ids, joined)
+            if local in facts.scanned:
+                negations, stops = facts.scanned[local]
+            else:
+                negations, stops = array("i", negations_bytes[4 * neg_first[local] : 4 * neg_first[local + 1]]), None
+        if joined:
+            table.joined_words[k] = joined
+            extra.add(k, pieces[local][0] if local in pieces else ids[first[local] : first[local + 1]].tolist(), joined)
         if negations:
             table.negations[k] = negations
-        if stops is not negations:
+        if stops is not None:
             table.elision_stops[k] = stops
     ids32, starts, ends = ids.astype(np.int32), chunk.starts, chunk.ends
     del chunk, tokens, ids
