@@ -145,7 +145,7 @@ class ChunksAhead:
     ``facts(number, numbers, originals)`` gives the helper's facts of that chunk when it has finished it and
     they check out (see the module), else ``None``: never waits. ``stop()`` ends the helper (no more chunks are
     wanted); ``close()`` (or leaving the ``with`` block) also drops the file. ``taken`` counts the chunks given.
-    Without a helper (off Linux, a low process limit, no temporary file) every ``chunk`` is ``None``.
+    Without a helper (off Linux, a low process limit, no temporary file) every ``facts`` is ``None``.
     """
 
     def __init__(self, corpus_path: str | Path, max_source_bytes: int, max_corpus_bytes: int) -> None:
