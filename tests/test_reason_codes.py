@@ -26,7 +26,7 @@ from claimgate import reasons
 from claimgate.api import Audit, Gate
 from claimgate.reasons import Outcome
 
-from tests.helpers import char_citation
+from tests.helpers import char_citation, cli
 from tests.reason_sites import reason_sites
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -627,6 +627,25 @@ def test_executor_codes_are_produced_by_the_failures_they_name():
         assert reasons.reason(code).outcomes == (Outcome("run", "refused", "ExecutionError"),)
 
 
+def test_a_run_out_of_memory_is_one_line_exit_4_and_writes_nothing(capsys, tmp_path, monkeypatch):
+    from claimgate.audit import loading
+    from claimgate.cli.main import OUT_OF_MEMORY
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError  # as under `ulimit -v` while the corpus file is read
+
+    monkeypatch.setattr(loading, "read_corpus", exhausted)
+    (tmp_path / "corpus.json").write_text(json.dumps(CORPUS), encoding="utf-8")
+    row = {"citation_id": "c1", "doc_id": "trial", "quote": ANSWER_QUOTE}
+    (tmp_path / "c.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    code, _, err = cli(capsys, "audit", "--corpus", str(tmp_path / "corpus.json"), "--citations",
+                       str(tmp_path / "c.jsonl"), "--output", str(output), "--quiet")  # fmt: skip
+    assert (code, err) == (4, f"error: ExecutionError: out_of_memory: {OUT_OF_MEMORY}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "corpus.json"]  # no output, no temporary
+    assert reasons.reason("out_of_memory").outcomes == (Outcome("run", "refused", "ExecutionError"),)
+
+
 def test_every_registered_outcome_is_produced_by_a_test_here():
     produced = (
         {(code, reasons.reason(code).outcomes[0]) for code in CASES}
@@ -639,6 +658,7 @@ def test_every_registered_outcome_is_produced_by_a_test_here():
         | {("match_too_complex", Outcome("citation", "not_found"))}
         | {(code, Outcome("run", "refused", "IngestionError")) for code in RUNS}
         | {(code, Outcome("run", "refused", "ExecutionError")) for code in ("worker_lost", "scheduler_lost")}
+        | {("out_of_memory", Outcome("run", "refused", "ExecutionError"))}
         | {(code, reasons.reason(code).outcomes[0]) for code in ANSWERS}
     )
     registered = {(r.code, outcome) for r in reasons.REASONS for outcome in r.outcomes}

@@ -74,7 +74,8 @@ class DirectiveError(ClaimgateError):
 
 
 class ExecutionError(ClaimgateError):
-    """The run's executor failed: a worker died (``worker_lost``) or the scheduler went away (``scheduler_lost``)."""
+    """The run's executor failed: a worker died (``worker_lost``), the scheduler went away (``scheduler_lost``),
+    or the command's own process ran out of memory (``out_of_memory``)."""
 
     kind = "ExecutionError"
 

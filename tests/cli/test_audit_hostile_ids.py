@@ -48,3 +48,25 @@ def test_an_empty_citation_table_says_so_instead_of_printing_an_empty_frame(tmp_
     code, out, _ = cli(capsys, "audit", "--corpus", str(corpus), "--citations", str(empty),
                        "--output", str(tmp_path / "o.jsonl"))  # fmt: skip
     assert code == 0 and "Empty DataFrame" not in out and "no citations" in out
+
+
+def test_lone_surrogates_in_documents_and_quotes_are_audited_cold_and_from_the_cache(tmp_path, capsys) -> None:
+    # docs/audit-rules.md, "Normalization", 7: a lone surrogate is a separator and no token holds one
+    corpus = tmp_path / "corpus.json"
+    texts = {"d1": "the limit is x\udfff five items per call", "d2": "see https://x.org/a\ud800b for the table"}
+    corpus.write_text(json.dumps(texts), encoding="utf-8")  # ASCII escapes: each lone surrogate stays one
+    rows = [("c1", "d1", "limit is x\ud800 five items"), ("c2", "d2", "see https://x.org/a b for the"),
+            ("c3", "d1", "the limit is six items")]  # fmt: skip
+    cites = tmp_path / "c.jsonl"
+    cites.write_text("".join(json.dumps({"citation_id": c, "doc_id": d, "quote": q}) + "\n" for c, d, q in rows))
+    outputs = []
+    cache = ["--cache", str(tmp_path / "idx")]
+    for name, extra in (("cold", []), ("fill", cache), ("warm", cache)):
+        code, _, err = cli(capsys, "audit", "--corpus", str(corpus), "--citations", str(cites),
+                           "--output", str(tmp_path / f"{name}.jsonl"), "--quiet", *extra)  # fmt: skip
+        assert code == 0 and err == "", err
+        outputs.append((tmp_path / f"{name}.jsonl").read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+    got = [json.loads(line) for line in outputs[0].splitlines()]
+    assert [r["verdict"] for r in got] == ["found", "found", "not_found"]
+    assert got[0]["spans"][0]["text"] == "limit is x\udfff five items"  # the original, surrogate and all

@@ -86,7 +86,7 @@ def test_huge_integer_in_a_corpus_is_invalid_corpus(tmp_path, capsys):
     code, _, err = cli(capsys, "audit", "--corpus", str(corpus), "--citations",
                        str(FIXTURES / "audit" / "citations.jsonl"), "--output", str(output))  # fmt: skip
     assert code == 3
-    assert refusal(err).startswith("error: IngestionError: invalid_corpus: ") and "at line 2" in err
+    assert refusal(err).startswith("error: IngestionError: invalid_corpus: ") and ": line 2 column 6" in err
     assert not output.exists()
 
 

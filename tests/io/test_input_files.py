@@ -228,3 +228,20 @@ def test_a_unix_socket_is_named_as_a_socket_not_as_a_missing_device(tmp_path):
             open_regular_beneath(tmp_path, "s.sock")
     finally:
         server.close()
+
+
+@pytest.mark.parametrize(
+    "text, place",
+    [
+        ('{"a": "abc', "Unterminated string starting at: line 1 column 7"),
+        ('{"a": "x",\n "b": }', "Expecting value: line 2 column 7"),
+    ],
+)
+def test_a_corpus_or_manifest_that_is_not_json_names_the_place_as_json_does(tmp_path, text, place):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(IngestionError) as corpus:
+        read_corpus(bad)
+    with pytest.raises(IngestionError) as manifest:
+        read_manifest(bad)
+    assert str(corpus.value).endswith(f"bad.json: {place}") and str(manifest.value).endswith(f"not JSON: {place}")

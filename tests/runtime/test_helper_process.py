@@ -209,3 +209,36 @@ def test_no_stream_where_fork_is_not_the_platforms_way(monkeypatch):
     assert stream._process is None and stream.finished and stream.arrived() == []
     with pytest.raises(TypeError):
         stream.result()
+
+
+def _group(root, path: str, limit: str, current: int) -> None:
+    folder = root.joinpath(*[p for p in path.split("/") if p])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pids.max").write_text(limit + "\n")
+    (folder / "pids.current").write_text(f"{current}\n")
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_free_tasks_is_the_fewest_left_in_the_process_group_or_any_above_it(tmp_path, monkeypatch, version):
+    from claimgate.runtime import helper_process
+
+    monkeypatch.setattr(helper_process, "CGROUP_ROOT", str(tmp_path))
+    tree = tmp_path / "pids" if version == "v1" else tmp_path
+    line = "7:pids:/box/job\n" if version == "v1" else "0::/box/job\n"
+    (tmp_path / "cgroup").write_text("4:memory:/elsewhere\n" + line)
+    _group(tree, "/box/job", "max", 5)
+    assert helper_process.free_tasks(str(tmp_path / "cgroup")) is None  # no limit anywhere
+    _group(tree, "/box", "40", 30)  # a container's limit one level up: 10 left
+    assert helper_process.free_tasks(str(tmp_path / "cgroup")) == 10
+    _group(tree, "/box/job", "500", 2)
+    assert helper_process.free_tasks(str(tmp_path / "cgroup")) == 10
+    assert helper_process.free_tasks(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.parametrize("left, available", [(None, True), (10, False), (63, False), (64, True)])
+def test_no_helper_when_a_control_group_has_few_tasks_left(monkeypatch, left, available):
+    # a container's --pids-limit or systemd's TasksMax: a helper (and numpy's threads) could take the last slots
+    from claimgate.runtime import helper_process
+
+    monkeypatch.setattr(helper_process, "free_tasks", lambda: left)
+    assert helper_process.helper_available() is available

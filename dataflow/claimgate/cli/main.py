@@ -25,7 +25,8 @@ Exit status: 0 when the run completed (whatever the statuses), 1 when ``--fail-o
 ``answer``, ``gate``) named a verdict or status that occurred, 2 for a usage error,
 3 when an input was refused (one line on stderr: ``error: <Kind>: <reason>: <detail>``;
 ``--debug`` adds the traceback), 4 when the executor failed (a worker or the Dask scheduler
-lost: ``error: ExecutionError: worker_lost|scheduler_lost: <detail>``; nothing written).
+lost: ``error: ExecutionError: worker_lost|scheduler_lost: <detail>``) or the process ran out of
+memory (``out_of_memory``); nothing written.
 No model is called unless ``--judge`` names one.
 """
 
@@ -48,8 +49,10 @@ from claimgate.io.console import safe_console
 from claimgate.runtime import signals
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
-#: A worker or the Dask scheduler was lost during the run (``ExecutionError``); nothing was written.
+#: A worker or the Dask scheduler was lost during the run, or this process ran out of memory
+#: (``ExecutionError``); nothing was written.
 EXIT_EXECUTOR_FAILED = 4
+OUT_OF_MEMORY = "this process ran out of memory; nothing was written (raise the memory limit, or use smaller inputs)"
 
 
 class LazyCommands(Mapping):
@@ -212,6 +215,11 @@ def _parsed_and_run(argv: list[str] | None) -> int:
             traceback.print_exc()
         print_error(exc.one_line())
         return EXIT_EXECUTOR_FAILED if isinstance(exc, ExecutionError) else EXIT_REFUSED
+    except MemoryError:  # a memory limit (ulimit -v, a container's) or the machine's: the stack is unwound by now
+        if args.debug:
+            traceback.print_exc()
+        print_error(ExecutionError("out_of_memory", OUT_OF_MEMORY).one_line())
+        return EXIT_EXECUTOR_FAILED
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import orjson
 
 from claimgate.errors import IngestionError
 from claimgate.io.files import TooLargeError, read_input_bytes, utf8_text
-from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
+from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys, where_json_failed
 from claimgate.io.sources import DEFAULT_MAX_CORPUS_BYTES, DEFAULT_MAX_SOURCE_BYTES
 
 
@@ -61,7 +61,7 @@ def read_corpus(
         except DuplicateKeyError as exc:
             raise IngestionError("invalid_corpus", f"document {exc.key!r} is listed twice") from None
         except json.JSONDecodeError as exc:
-            raise IngestionError("invalid_corpus", f"{path}: {exc.msg} at line {exc.lineno}") from None
+            raise IngestionError("invalid_corpus", f"{path}: {where_json_failed(exc)}") from None
         del text  # the parsed strings are all that is kept
     del data
     if not isinstance(document, dict):

@@ -97,6 +97,12 @@ def loads_json(text: str, object_pairs_hook: Callable[[list[tuple[str, object]]]
 MAX_ROW_NESTING = 100
 
 
+def where_json_failed(exc: json.JSONDecodeError) -> str:
+    """``exc``'s message and place as ``json`` spells them: ``"Expecting value: line 2 column 5"`` (1-based line
+    and column in characters; a message such as ``Unterminated string starting at`` reads on into the place)."""
+    return f"{exc.msg}: line {exc.lineno} column {exc.colno}"
+
+
 def nesting_depth(value: object) -> int:
     """Levels of lists and objects in ``value`` (0 for a scalar, 1 for ``[]``); iterative, so any depth is safe."""
     deepest, stack = 0, [(value, 1)]

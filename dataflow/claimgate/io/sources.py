@@ -49,7 +49,7 @@ from claimgate.io.files import (
     read_utf8_text,
     unicode_twin,
 )
-from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys
+from claimgate.io.json_text import DuplicateKeyError, loads_json, unique_keys, where_json_failed
 from claimgate.textlines import LINE_TERMINATORS
 
 if TYPE_CHECKING:  # pandas only where a frame is built: reading a corpus or a manifest needs none
@@ -93,9 +93,7 @@ def manifest_document(manifest_path: str | Path) -> dict:
     except DuplicateKeyError as exc:
         raise IngestionError("invalid_manifest", f"{path} repeats the key {exc.key!r} in one object") from None
     except json.JSONDecodeError as exc:
-        raise IngestionError(
-            "invalid_manifest", f"{path} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+        raise IngestionError("invalid_manifest", f"{path} is not JSON: {where_json_failed(exc)}") from None
     if not isinstance(document, dict) or not isinstance(document.get("sources"), list):
         raise IngestionError("invalid_manifest", 'expected an object with a "sources" list')
     return document

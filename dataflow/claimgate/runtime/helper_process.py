@@ -25,18 +25,64 @@ _END_SECONDS = 2.0
 #: A per-user process limit (``ulimit -u``) below this leaves no helper: one more process could take the last
 #: slot the caller's own threads need (numpy's start at import), and the run would fail where it would not alone.
 MIN_PROCESS_LIMIT = 4096
+#: Tasks (processes and threads) a control group (``pids.max``: a container's ``--pids-limit``, systemd's
+#: ``TasksMax``) must still have free for a helper, for the same reason.
+MIN_FREE_TASKS = 64
+#: Where the control groups are mounted (cgroup v2: ``pids.max`` in each group's folder; v1: under ``pids/``).
+CGROUP_ROOT = "/sys/fs/cgroup"
 
 
 def helper_available() -> bool:
     """Whether a forked helper can run here: Linux (``fork`` is the platform's own way to start a process; macOS
-    and Windows start processes fresh, which would import everything again), and no per-user process limit
-    under ``MIN_PROCESS_LIMIT``."""
+    and Windows start processes fresh, which would import everything again), no per-user process limit
+    under ``MIN_PROCESS_LIMIT``, and no control group of this process with fewer than ``MIN_FREE_TASKS``
+    tasks left (:func:`free_tasks`)."""
     if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
         return False
     import resource
 
     soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
-    return soft == resource.RLIM_INFINITY or soft >= MIN_PROCESS_LIMIT
+    if soft != resource.RLIM_INFINITY and soft < MIN_PROCESS_LIMIT:
+        return False
+    free = free_tasks()
+    return free is None or free >= MIN_FREE_TASKS
+
+
+def free_tasks(cgroup_file: str = "/proc/self/cgroup") -> int | None:
+    """The fewest tasks any control group of this process (its own and each one above it) has left under its
+    ``pids.max``, or ``None`` when none sets a limit or none can be read (unreadable files count as no limit)."""
+    try:
+        with open(cgroup_file, encoding="utf-8") as lines:
+            entries = [line.rstrip("\n").split(":", 2) for line in lines]
+    except OSError:
+        return None
+    fewest = None
+    for entry in entries:
+        if len(entry) != 3:
+            continue
+        _, controllers, path = entry
+        if "pids" in controllers.split(","):  # cgroup v1: the pids controller's own tree
+            root = os.path.join(CGROUP_ROOT, "pids")
+        elif controllers == "":  # cgroup v2: one tree
+            root = CGROUP_ROOT
+        else:
+            continue
+        parts = [part for part in path.split("/") if part]
+        for depth in range(len(parts), -1, -1):
+            left = _tasks_left(os.path.join(root, *parts[:depth]))
+            if left is not None:
+                fewest = left if fewest is None else min(fewest, left)
+    return fewest
+
+
+def _tasks_left(folder: str) -> int | None:
+    """``pids.max - pids.current`` of one control group's folder (``None``: no limit, or not readable)."""
+    try:
+        with open(os.path.join(folder, "pids.max")) as limit_file, open(os.path.join(folder, "pids.current")) as now:
+            limit, current = limit_file.read().strip(), now.read().strip()
+    except OSError:
+        return None
+    return int(limit) - int(current) if limit.isdigit() and current.isdigit() else None
 
 
 def _run(send: Any, receive: Any, compute: Callable[..., Any], args: tuple, stream: bool = False) -> None:

@@ -63,3 +63,23 @@ def test_chunks_of_real_docstrings_equal_the_reference() -> None:
     docs = real_docstrings()
     for lo in range(0, len(docs), 250):
         _assert_equal_to_reference(docs[lo : lo + 250])
+
+
+def _surrogates(token: str) -> list[str]:
+    return [c for c in token if 0xD800 <= ord(c) <= 0xDFFF]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TRIGGER_TEXT, min_size=1, max_size=4))
+def test_no_token_holds_a_lone_surrogate(texts: list[str]) -> None:
+    # docs/audit-rules.md, "Normalization", 7: a lone surrogate separates tokens, a URL's included
+    for text in texts:
+        assert not any(_surrogates(t) for t in normalize_text_reference(text).tokens), text
+    chunk = normalized_chunk(texts)
+    assert not any(_surrogates(t) for t in chunk.tokens.to_pylist())
+
+
+def test_a_lone_surrogate_separates_words_and_ends_a_link() -> None:
+    text = "see https://x.org/a\ud800b or x\udfffy"
+    assert normalize_text_reference(text).tokens == ("see", "https://x.org/a", "b", "or", "x", "y")
+    _assert_equal_to_reference([text, "plain words", "é \udc80 é"])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from claimgate.errors import IngestionError
 from claimgate.io.files import read_utf8_text
-from claimgate.io.json_text import loads_json
+from claimgate.io.json_text import loads_json, where_json_failed
 
 #: The largest answer or documents-list file read, in bytes.
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
@@ -19,7 +19,7 @@ def read_json_file(path: str | Path, label: str) -> object:
         text = read_utf8_text(Path(path), "invalid_answer", label, limit=MAX_ANSWER_BYTES)
         return loads_json(text)
     except json.JSONDecodeError as exc:
-        raise IngestionError("invalid_answer", f"{path}: {exc.msg} at line {exc.lineno}") from None
+        raise IngestionError("invalid_answer", f"{path}: {where_json_failed(exc)}") from None
     except IngestionError:
         raise
     except Exception as exc:  # the size limit (TooLargeError)

@@ -82,7 +82,7 @@ def code_points(norm: str) -> np.ndarray:
     """The code points of ``norm`` as a uint8 (ASCII) or uint32 array (a copy)."""
     if norm.isascii():
         return np.frombuffer(norm.encode("ascii"), dtype=np.uint8)
-    return np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
+    return np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def fallback_positions(cps: np.ndarray) -> np.ndarray:
@@ -263,7 +263,7 @@ def token_array(
         for code, spelling in _RESPELLINGS:
             sub[sub == code] = spelling
         chars[wide] = sub
-        data = chars.tobytes().decode("utf-32-le").encode("utf-8", "surrogatepass")
+        data = chars.tobytes().decode("utf-32-le", "surrogatepass").encode("utf-8", "surrogatepass")
         extra = (sub >= 0x80).astype(np.int64) + (sub >= 0x800) + (sub >= 0x10000)  # UTF-8 bytes beyond one
         extra_before = np.concatenate([[0], np.cumsum(extra)])
         offsets = char_offsets + extra_before[np.searchsorted(wide, char_offsets)]

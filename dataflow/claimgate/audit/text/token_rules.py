@@ -71,9 +71,11 @@ VULGAR_FRACTIONS = {
 #: (``C++``, ``g++``, ``F#``, ``C#``): the pattern's spelling.
 NAME_SUFFIX = r"(?:\+\+|\+|#)"
 #: E-mail addresses and URLs are one token each (their inner punctuation kept), matched
-#: on the folded text: ``ops.team@corp.example`` is never ``ops@team.corp.example``.
+#: on the folded text: ``ops.team@corp.example`` is never ``ops@team.corp.example``. A URL ends
+#: before a lone surrogate (half of a UTF-16 pair, as a JSON ``\ud800`` escape reads): no token holds
+#: one (docs/audit-rules.md, "Normalization", 7).
 EMAIL = r"[a-z0-9][a-z0-9._%+\-]*@[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?)+"
-URL = r"(?:https?|ftp)://[^\s<>\"'`\[\](){}]*[^\s<>\"'`\[\](){}.,;:!?]"
+URL = r"(?:https?|ftp)://[^\s<>\"'`\[\](){}\ud800-\udfff]*[^\s<>\"'`\[\](){}.,;:!?\ud800-\udfff]"
 
 #: Unit prefixes (SI and binary) and units whose case carries meaning (``MB`` megabyte,
 #: ``Mb`` megabit, ``mb`` millibit; ``mA`` vs ``MA``; ``ms`` vs ``Ms``). A token spelled
