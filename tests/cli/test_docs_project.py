@@ -223,3 +223,16 @@ def test_streamed_lines_carry_the_same_typed_values_and_context_as_the_document(
     assert [c["typed_value"] for c in timeout["claims"]] == [5.0, 5.0]
     assert "five seconds" in timeout["claims"][0]["context"]["text"]
     assert mode["agreed_value"] == "fast" and "typed_value" not in mode["claims"][0]
+
+
+def test_a_gap_most_pages_leave_is_one_readable_row_naming_three_and_counting_the_rest(project, capsys):
+    for k in range(40):  # a big docs folder where one page declares the key
+        (project / f"docs/2.0/page{k:02}.md").write_text(f"# Page {k}\n\nNo directive here.\n")
+    assert cli(capsys, "pin", "docs/2.0", "--version", "2.0", "--exclude", "**/drafts/**", "--schema", "wisp.toml",
+               "--output", "manifest.json")[0] == 0  # fmt: skip
+    code, out, _ = cli(capsys, "lint", "--schema", "wisp.toml", "--manifest", "manifest.json", "--strict")
+    row = next(line for line in out.splitlines() if "timeout" in line and "gap" in line)
+    assert code == 1 and "and 38 more (--format json lists them)" in row and len(row) < 200
+    code, out, _ = cli(capsys, "lint", "--schema", "wisp.toml", "--manifest", "manifest.json", "--format", "json")
+    silent = next(c["silent"] for c in json.loads(out)["contracts"] if c["claim_key"] == "timeout")
+    assert len(silent) == 41  # every silent page, notes included

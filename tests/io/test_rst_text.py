@@ -144,6 +144,25 @@ def test_rst_unknown_role_and_directive_print_nothing_and_raise_nothing(capsys):
     assert capsys.readouterr() == ("", "")
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (":variable:`CMAKE_MINIMUM_REQUIRED_VERSION`", "CMAKE_MINIMUM_REQUIRED_VERSION"),
+        (":prop_tgt:`FRAMEWORK`", "FRAMEWORK"),
+        (":cmake:command:`add_library <add_library>`", "add_library"),
+        (":confval:`~pkg.opt.depth`", "depth"),
+    ],
+)
+def test_rst_unknown_role_shows_its_text_as_a_text_role_does_its_name_hidden(written, shown):
+    # docs/documents.md, "Rendered Markdown and reStructuredText": a domain's or extension's role is shown
+    raw = f"Set {written} before the call.\n"
+    visible = rst_visible_text(raw)
+    assert visible.text == f"Set {shown} before the call.\n"
+    at = visible.text.index(shown)
+    start, end = visible.raw_span(at, at + len(shown))
+    assert raw[start:end] == shown and any(kind == "role" for _, _, kind in visible.hidden)
+
+
 def test_rst_include_directive_reads_no_file(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("top secret words", encoding="utf-8")

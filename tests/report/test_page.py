@@ -62,6 +62,7 @@ def test_the_audit_page_is_self_contained_with_one_card_per_row(audit_rows):
     assert '<option value="no_verbatim_match">' in page  # the reason filter
     assert f"<mark>{REFUSES}</mark>" in page  # the source passage with the span highlighted
     assert "wrong&lt;b&gt;doc&lt;/b&gt;" in page
+    assert "text-transform" not in page  # a label naming a document shows its id as written (Guide.md, guide.md)
 
 
 def test_hostile_text_in_documents_quotes_and_ids_never_becomes_markup(audit_rows):

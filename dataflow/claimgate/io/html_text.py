@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from claimgate.errors import IngestionError
+from claimgate.io.visible_text import script_mark
 
 #: Elements an HTML page may nest inside one another (``document_too_deep`` past it). libxml2 matches each
 #: end tag against every open element, so a page's parse time grows with its size times its depth: the
@@ -49,8 +50,10 @@ def html_visible_text(markup: str, main_content: bool = False) -> str:
     (``&amp;`` is ``&``, ``&nbsp;`` a space); ``script``, ``style``, ``template``, ``noscript`` and the
     ``head`` (with its ``title``) are dropped, as are comments and processing instructions; white space
     inside a line collapses to one space, except in ``pre``, whose line breaks are kept; block elements
-    (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line. Spaces at the start and end
-    of each line are dropped, and so are empty lines. An empty or invisible page gives ``""``.
+    (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line; a ``sup`` or ``sub`` holding a
+    number is read after ``^`` / ``_`` (``10<sup>6</sup>`` is ``10^6``: ``io.visible_text.script_mark``).
+    Spaces at the start and end of each line are dropped, and so are empty lines. An empty or invisible
+    page gives ``""``.
     With ``main_content`` page chrome is dropped too: ``nav`` and ``aside`` (``CHROME_ELEMENTS``), a
     ``header`` or ``footer`` outside any sectioning element (``PAGE_CHROME_ELEMENTS``,
     ``SECTIONING_ELEMENTS``), and any element whose ARIA ``role`` is ``navigation``, ``banner``,
@@ -90,6 +93,7 @@ class _VisibleText:
         self.open: list[tuple[bool, bool, bool]] = []
         self.hidden = self.in_pre = self.sectioned = False
         self.main_content = main_content
+        self.scripts: list[tuple[str, int]] = []  # open sup/sub elements: (name, index of their first piece)
 
     def _chrome(self, name: str, attrib) -> bool:
         """Whether an element is page chrome in main-content mode (``html_visible_text``)."""
@@ -116,12 +120,18 @@ class _VisibleText:
         self.sectioned = self.sectioned or name in SECTIONING_ELEMENTS
         if name == "br" or name in _BLOCK_ELEMENTS:
             self.pieces.append("\n")
+        elif name in ("sup", "sub"):
+            self.scripts.append((name, len(self.pieces)))
         self.in_pre = self.in_pre or name == "pre"
 
     def end(self, tag: str) -> None:
         self._flush()
-        if not self.hidden and tag.lower() in _BLOCK_ELEMENTS:
+        name = tag.lower()
+        if not self.hidden and name in _BLOCK_ELEMENTS:
             self.pieces.append("\n")
+        elif not self.hidden and self.scripts and self.scripts[-1][0] == name:
+            first = self.scripts.pop()[1]  # a raised or lowered number is read with its mark (``10^6``)
+            self.pieces.insert(first, script_mark(name, "".join(self.pieces[first:])))
         self.hidden, self.in_pre, self.sectioned = self.open.pop() if self.open else (False, False, False)
 
     def data(self, text: str) -> None:

@@ -22,10 +22,10 @@ from array import array
 
 from claimgate.errors import IngestionError
 from claimgate.io.sphinx_roles import role_display, role_places
-from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
+from claimgate.io.visible_text import SCRIPT_TAG, VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-5"
+EXTRACTOR_VERSION = "markdown-6"  # 6: a raised or lowered number keeps its mark (10^6)
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -168,6 +168,7 @@ class _Reader:
 
         cur = 0
         link_stack: list[str] = []
+        scripts: list[tuple[str, int]] = []  # open <sup>/<sub> tags: (name, visible position)
         for child in token.children or []:
             kind = child.type
             if kind == "text":
@@ -195,6 +196,7 @@ class _Reader:
                 hide(at, end, _comment_kind(child.content) if is_comment else "tag")
                 if _BREAK_TAG.fullmatch(child.content):
                     self.out.add("\n", starts[at], starts[at])
+                self.script_tag(child.content, scripts)
                 cur = end
             elif kind == "link_open":
                 link_stack.append(child.markup)
@@ -222,6 +224,18 @@ class _Reader:
                     cur = end
             elif kind.endswith(("_open", "_close")) and child.markup:
                 cur = _after(src, child.markup, cur)
+
+    def script_tag(self, tag: str, scripts: list[tuple[str, int]]) -> None:
+        """An inline ``<sup>``/``<sub>`` tag opens a superscript or subscript, its closing tag marks it
+        (``VisibleTextBuilder.mark_script``: ``10<sup>6</sup>`` reads ``10^6``)."""
+        match = SCRIPT_TAG.fullmatch(tag)
+        if match is None:
+            return
+        name = match.group(2).lower()
+        if not match.group(1):
+            scripts.append((name, self.out.position()))
+        elif scripts and scripts[-1][0] == name:
+            self.out.mark_script(name, scripts.pop()[1])
 
     def myst_role(self, child, src: str, cur: int, emit, hide) -> int:
         """A MyST role (``{name}`text```) as Sphinx shows it (``io.sphinx_roles``); the offset after it."""
@@ -258,12 +272,14 @@ class _Reader:
         start = self.line_starts[token.map[0]]
         end = self.line_starts[token.map[1]] if token.map[1] < len(self.line_starts) else len(self.text)
         at = start
+        scripts: list[tuple[str, int]] = []
         for match in _TAG.finditer(self.text, start, end):
             self._block_text(at, match.start())
             tag = match.group()
             self.out.hide(match.start(), match.end(), _comment_kind(tag) if tag.startswith("<!--") else "tag")
             if _BREAK_TAG.fullmatch(tag):
                 self.out.line_break()
+            self.script_tag(tag, scripts)
             at = match.end()
         self._block_text(at, end)
         self.out.line_break()

@@ -28,7 +28,7 @@ from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align
 __all__ = ["CODE_ROLES", "FUNCTION_ROLES", "TEXT_ROLES", "role_display", "rst_visible_text"]  # roles: io.sphinx_roles
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "rst-2"
+EXTRACTOR_VERSION = "rst-3"  # 3: a raised or lowered number keeps its mark (10^6); unknown roles shown
 
 #: Sphinx directives whose content is shown (their own generated labels are not in the file).
 CONTENT_DIRECTIVES = ("seealso", "only", "hlist", "centered", "glossary", "tab", "tabs", "card", "dropdown",
@@ -66,6 +66,9 @@ _SETTINGS = {
 _REGISTERED = False
 #: What may stand between the text placed so far and the next inline element: white space, escapes,
 #: and a list item's bullet or enumerator (``*``, ``-``, ``1.``, ``(a)``, ``#.``) or a line block's ``|``.
+#: An interpreted text with a role docutils does not know (a Sphinx domain's or an extension's:
+#: ``:variable:`CMAKE_X` ``, ``:cmake:command:`if` ``), as docutils keeps it in a ``problematic`` node.
+_UNKNOWN_ROLE = re.compile(r":(?P<name>[A-Za-z0-9][A-Za-z0-9_.+:-]*):`(?P<text>[^`]+)`", re.DOTALL)
 _LEAD = re.compile(r"[\s\\]*(?:(?:[-*+\u2022|]|\(?(?:[0-9]+|[a-zA-Z]|[ivxlcdmIVXLCDM]+|#)[.)])\s+)?[\s\\]*")
 
 
@@ -252,12 +255,19 @@ class _Reader:
             if found >= 0:
                 end = found + len(node.rawsource)
                 core = node.get("cg_core")
+                unknown = _UNKNOWN_ROLE.fullmatch(node.rawsource) if isinstance(node, n.problematic) else None
                 if core is not None:
-                    self.role(node, found, end)
+                    self.role(core, node.astext(), found, end)
+                elif unknown is not None:  # a role docutils does not know: shown as Sphinx shows a text role
+                    core, suffix = role_display(unknown["name"].lower(), unknown["text"])
+                    self.role(core, core + suffix, found, end)
                 else:
                     self.cursor = found
+                    since = self.out.position()
                     for child in node.children:
                         self.walk(child, end)
+                    if isinstance(node, (n.superscript, n.subscript)):  # ``10\ :sup:`6``` reads ``10^6``
+                        self.out.mark_script("sup" if isinstance(node, n.superscript) else "sub", since)
                     if isinstance(node, n.reference):  # `text <target>`_: the target is markup
                         target = self.raw.find("<", self.cursor, end)
                         if target >= 0:
@@ -270,9 +280,9 @@ class _Reader:
         if isinstance(node, self.lines):
             self.out.line_break()
 
-    def role(self, node, start: int, end: int) -> None:
-        """A role as Sphinx shows it: its core placed in its markup, an added ``()`` mapped to nothing."""
-        core, shown = node["cg_core"], node.astext()
+    def role(self, core: str, shown: str, start: int, end: int) -> None:
+        """A role written ``raw[start:end]`` as Sphinx shows it (``shown``: ``core`` and an added suffix): its
+        core placed in its markup, an added ``()`` mapped to nothing."""
         hidden, places = role_places(self.raw, start, end, core, shown)
         if not places:
             self.cursor = start
@@ -313,10 +323,10 @@ class _Reader:
 def rst_visible_text(raw: str) -> VisibleText:
     """The rendered text of a reStructuredText page (``raw``, decoded) with its map back to ``raw``.
 
-    ``text`` ends every line with ``\\n``; ``starts``/``ends`` are character offsets in ``raw``. Markup
-    docutils cannot read (an unknown role or directive) is left out of the text, as its error message
-    is; nothing is printed and nothing raised. Rules: docs/documents.md, "Rendered Markdown and
-    reStructuredText".
+    ``text`` ends every line with ``\\n``; ``starts``/``ends`` are character offsets in ``raw``. A role
+    docutils does not know shows its text as a text role does (its name hidden); an unknown directive is
+    left out of the text, as its error message is; nothing is printed and nothing raised. Rules:
+    docs/documents.md, "Rendered Markdown and reStructuredText".
     """
     _register()
     return _Reader(raw).read()

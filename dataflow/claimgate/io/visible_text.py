@@ -26,6 +26,24 @@ from claimgate.textlines import LineIndex
 
 #: A character reference as Markdown reads it (``&amp;``, ``&#35;``, ``&#x23;``).
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+#: An HTML superscript or subscript tag, opening or closing (``<sup>``, ``</sub>``).
+SCRIPT_TAG = re.compile(r"<(/?)(sup|sub)(?:\s[^<>]*)?>", re.IGNORECASE)
+#: What a raised or lowered number is written after: ``^`` (an exponent, ``10^6``) and ``_`` (an index,
+#: ``H_2O``), as the normalizer writes ``⁶`` and ``₂`` (docs/audit-rules.md, "Numbers").
+_SCRIPT_MARKS = {"sup": ("^", re.compile(r"[+\-\u2212]?[0-9]+")), "sub": ("_", re.compile(r"[0-9]+"))}
+
+
+def script_mark(kind: str, content: str) -> str:
+    """The mark a superscript (``kind`` ``"sup"``) or subscript (``"sub"``) showing ``content`` is read with:
+    ``"^"`` / ``"_"`` when ``content`` is a number (a superscript may carry a sign), else ``""``.
+
+    A page's ``10<sup>6</sup>`` shows a raised 6, which plain text would read as ``106``: written
+    ``10^6`` it is the number the page shows, equal to ``10⁶`` and never to ``106`` (docs/documents.md,
+    "Superscripts and subscripts in markup"). Other content (``1<sup>st</sup>``, a footnote's ``[1]``)
+    is shown as written.
+    """
+    mark, number = _SCRIPT_MARKS.get(kind, ("", None))
+    return mark if number is not None and number.fullmatch(content) else ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +158,21 @@ class VisibleTextBuilder:
         if self._chars and not self._chars[-1].isspace():
             at = self.ends[-1]
             self.add(" ", at, at)
+
+    def position(self) -> int:
+        """How many visible characters are there so far (where the next one goes)."""
+        return len(self._chars)
+
+    def mark_script(self, kind: str, since: int) -> None:
+        """The characters added since :meth:`position` was ``since`` are a superscript (``kind`` ``"sup"``) or a
+        subscript (``"sub"``): put :func:`script_mark`'s mark before them (an empty raw range: the file does
+        not hold it) when they are a number."""
+        mark = script_mark(kind, "".join(self._chars[since:])) if since < len(self._chars) else ""
+        if mark:
+            at = self.starts[since]
+            self._chars.insert(since, mark)
+            self.starts.insert(since, at)
+            self.ends.insert(since, at)
 
     def hide(self, start: int, end: int, kind: str) -> None:
         """Record ``raw[start:end]`` as content left out of the visible text (``kind``: see ``VisibleText``)."""

@@ -37,7 +37,7 @@ padding:10px 14px;margin:10px 0}
 .card h3{margin:0 0 6px;font-size:15px}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;background:#57606a;font-size:12px;
 font-weight:600}
-.label{color:#57606a;font-size:12px;text-transform:uppercase;margin-top:8px}
+.label{color:#57606a;font-size:12px;font-weight:600;margin-top:8px}
 .passage{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:13px;background:#f6f8fa;padding:6px;border-radius:4px}
 mark{background:#fff8c5;outline:1px solid #d4a72c}
 .ctl{color:#cf222e;font-family:ui-monospace,monospace;font-size:11px;border:1px dashed #cf222e}

@@ -10,7 +10,7 @@ import pytest
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.matching.audit import audit_quote, audit_quote_reference
 from claimgate.audit.matching.deciding import LITERALS
-from claimgate.audit.text.negation import DECIDING_WORDS_BY_LANGUAGE, negation_positions
+from claimgate.audit.text.negation import DECIDING_WORDS_BY_LANGUAGE, deciding_words, negation_positions
 from claimgate.audit.text.reference import normalize_text_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,6 +93,56 @@ def test_bracket_standing_for_a_condition_is_refused() -> None:
 )
 def test_elision_hiding_a_bound_next_to_the_kept_text_is_refused(source: str, quote: str) -> None:
     assert verdict(quote, source) == ("not_found", "elision_drops_bound")
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Uploaded request bodies larger than 10 MB are rejected by the proxy.",
+            "Uploaded request bodies ... 10 MB are rejected by the proxy",
+        ),
+        (
+            "The cache is used when the file is newer than the index built last night.",
+            "The cache is used when the file is ... the index built last night",
+        ),
+        (
+            "Test builds running slower than the nightly baseline are flagged in the weekly report.",
+            "Test builds running ... the nightly baseline are flagged in the weekly report",
+        ),
+        (  # the comparative hidden, ``than`` kept: any word before ``than`` is one
+            "The quota must stay wider than the window of the account in use.",
+            "The quota must stay ... than the window of the account in use",
+        ),
+        (
+            "Retries start when the latency is > 200 ms for a single request.",
+            "Retries start when the latency is ... 200 ms for a single request",
+        ),
+        ("The plugin supports versions ≥ 3 from now on.", "The plugin supports versions ... 3 from now on"),
+    ],
+)
+def test_elision_hiding_a_comparative_or_a_comparison_sign_is_refused(source: str, quote: str) -> None:
+    # docs/audit-rules.md, "Deciding words": a word before ``than``, ``≤ ≥``, and ``< >`` before a number
+    assert verdict(quote, source) == ("not_found", "elision_drops_bound")
+
+
+def test_angle_brackets_and_arrows_that_compare_nothing_are_no_bound() -> None:
+    source = "Then pass the path <dir> as the folder of the build tree, and a map a -> b gives each key its value."
+    assert verdict("Then pass the path ... as the folder of the build tree", source) == FOUND
+    assert verdict("and a map a ... b gives each key its value", source) == FOUND
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["than", "greater", "x", "5", "<", ">", "≥", "of", "the"]), max_size=12))
+def test_the_word_before_than_and_a_sign_before_a_number_are_bounds(tokens: list[str]) -> None:
+    runs = {(first, end) for first, end, kind in deciding_words(tokens) if kind == "bound"}
+    for p, token in enumerate(tokens):
+        if token == "than" and p:
+            assert any(first <= p - 1 and p < end for first, end in runs)
+        if token in ("<", ">") and p + 1 < len(tokens) and tokens[p + 1] == "5":
+            assert (p, p + 2) in runs
+        if token in ("<", ">") and (p + 1 == len(tokens) or tokens[p + 1] not in ("5", "than")):
+            assert not any(first == p for first, _ in runs)
 
 
 def test_bracket_standing_for_a_bound_is_refused() -> None:

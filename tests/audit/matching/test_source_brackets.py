@@ -280,3 +280,39 @@ def test_changing_a_separator_of_a_call_never_stays_found(words, seps, at, other
     if quote == "Calling " + call(seps[:3]):
         return
     assert verdict(quote, source)[0] != "found"
+
+
+#: Sources writing optional parts in brackets fused to a name (code), as command and version syntax does.
+OPTIONAL_PARTS = (
+    "A version is written major.minor[.patch[.tweak]] where each part is a number.\n"
+    "Pass --color[=WHEN] to the tool, or add build[,test] extras when it is installed.\n"
+    "The rate[4] rose sharply in 2020 across the regions we measured.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "A version is written major.minor.patch.tweak where each",  # the optional parts made required
+        "A version is written major.minor[.patch][.tweak] where each",  # nested made independent
+        "A version is written major.minor.patch[.tweak] where each",
+        "Pass --color=WHEN to the tool",
+        "add build,test extras when it is installed",
+    ],
+)
+def test_a_quote_dropping_or_moving_a_source_codes_optional_brackets_is_refused(quote: str) -> None:
+    # docs/audit-rules.md, "Brackets in code and values": a code-shaped source span keeps its punctuation
+    assert verdict(quote, OPTIONAL_PARTS)[0] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "A version is written major.minor[.patch[.tweak]] where each",
+        "Pass --color[=WHEN] to the tool",
+        "The rate rose sharply in 2020 across",  # a footnote marker left out, as a quote may
+        "The rate[4] rose sharply in 2020 across",
+    ],
+)
+def test_the_source_codes_brackets_quoted_as_written_and_a_skipped_footnote_marker_are_found(quote: str) -> None:
+    assert verdict(quote, OPTIONAL_PARTS)[0] == "found"

@@ -16,7 +16,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 
-from claimgate.audit.text.marks import ELLIPSIS_RE
+from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE
 
 #: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
 #: of them is a subscript (fused to a name, other than a fused editorial letter of at most
@@ -73,6 +73,15 @@ def is_code_shaped(quote: str) -> bool:
     """Is ``quote`` shaped like code (:data:`CODE_SHAPE_RE`, :data:`CODE_RE`)? Then its punctuation counts."""
     shaped = "(" in quote or ":" in quote or "=" in quote or "->" in quote  # each alternative holds one of these
     return (shaped and CODE_SHAPE_RE.search(quote) is not None) or reads_as_code(quote)
+
+
+def source_is_code_shaped(text: str) -> bool:
+    """Is a matched source span ``text`` shaped like code (:func:`is_code_shaped`) once its footnote markers
+    are left out (``rate[4]`` is a marker a quote may skip, ``minor[.patch]`` is code)? Then a quote of it keeps
+    its punctuation (docs/audit-rules.md, "Brackets in code and values")."""
+    if CODE_SHAPE_RE.search(text):
+        return True
+    return ("[" in text or "]" in text) and reads_as_code(FOOTNOTE_RE.sub("", text))
 
 
 def punctuation(text: str) -> str:

@@ -31,6 +31,7 @@ from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bi
     DROPS_NEGATION,
     INSERTS_NEGATION,
 )
+from claimgate.audit.matching.source_marks import gives_no_token, source_marks_reading
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
 from claimgate.audit.text.memo import normalized as normalized_text
 from claimgate.audit.text.negation import DEGREE_NEGATION_TOKENS, negation_positions, unchecked_script_positions
@@ -47,8 +48,6 @@ BRACKET_MAX_TOKENS = 4
 #: Source tokens checked for a negation next to a leading or trailing ellipsis.
 EDGE_ELISION_TOKENS = 3
 
-
-_ALNUM_RE = re.compile(r"[^\W_]")
 _CJK_RE = re.compile(f"[{CJK_RANGES}]")
 _NO_SPACE_RE = re.compile(f"[{NO_SPACE_SCRIPT_RANGES}]")
 _SOUTHEAST_ASIAN_RE = re.compile(f"[{SOUTHEAST_ASIAN_RANGES}]")
@@ -128,40 +127,6 @@ def _token_evidence(token: str) -> int:
     return WORD_EVIDENCE
 
 
-def _no_tokens(raw: str) -> bool:
-    """Does ``raw`` give no token and hold no bracket?"""
-    if BRACKET_RE.search(raw) or _ALNUM_RE.search(raw):
-        return False  # a letter or digit always gives a token
-    return not normalized_text(raw).tokens
-
-
-def source_marks_reading(quote: str, source_brackets: frozenset[str], source_has_ellipsis: bool) -> str | None:
-    """``quote`` with the marks that are the source's own written as plain separators.
-
-    A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) is one of the source's brackets
-    (``source_brackets``, see :func:`bracket_texts`), and, when the source has an ellipsis of its own,
-    every inner ellipsis, are the source's punctuation: their brackets and dots become blanks, their
-    content stays. Other marks stay the editor's; a leading or trailing ellipsis always does. ``None``
-    if no mark is the source's own. See docs/audit-rules.md, "Ellipses and brackets".
-    """
-    brackets = [m.span() for m in BRACKET_RE.finditer(quote) if m.group() in source_brackets]
-    blanks: list[tuple[int, int]] = []  # character ranges written as blanks
-    for lo, hi in brackets:
-        blanks += [(lo, lo + 1), (hi - 1, hi)]
-    for m in ELLIPSIS_RE.finditer(quote):
-        start, end = m.span()
-        if any(lo <= start and end <= hi for lo, hi in brackets):
-            blanks.append((start, end))  # an ellipsis inside a bracket of the source ('[int, ...]')
-        elif source_has_ellipsis and not _no_tokens(quote[:start]) and not _no_tokens(quote[end:]):
-            blanks.append((start, end))
-    if not blanks:
-        return None
-    out = list(quote)
-    for lo, hi in blanks:
-        out[lo:hi] = " " * (hi - lo)
-    return "".join(out)
-
-
 def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     """The editor's bracket ``[content]``: does it negate, which numbers does it state."""
     normalized = normalized_text(content)
@@ -199,7 +164,7 @@ def edge_ellipses(quote: str) -> tuple[bool, bool]:
     parts = ELLIPSIS_RE.split(quote)
     if len(parts) < 2:
         return False, False
-    return _no_tokens(parts[0]), _no_tokens(parts[-1])
+    return gives_no_token(parts[0]), gives_no_token(parts[-1])
 
 
 def is_fused(raw: str, m: re.Match) -> bool:
@@ -380,13 +345,13 @@ def quote_readings(
     quote = fold_ellipses(quote)  # every dot spelling an ellipsis, before ellipses are looked for
     # a quote in capitals matches source tokens of any case ('IMAGENET' for 'ImageNet', docs: "Case")
     v = case_variants if case_variants is not None and is_caseless(quote) else None
-    if source_brackets is not None:
-        # marks that are the cited source's own are matched literally first
-        own = source_marks_reading(quote, source_brackets, source_has_ellipsis)
-        if own is not None:
-            yield Reading(parse_quote(own, token_id, variants=v, shape=quote), cited_only=True)
     code = reads_as_code(quote)  # its brackets are the code's own: literal text
     first = "literal" if code else "editorial"
+    if source_brackets is not None:
+        # marks that are the cited source's own are matched literally first (in code, so is a subscript)
+        own = source_marks_reading(quote, source_brackets, source_has_ellipsis, code)
+        if own is not None:
+            yield Reading(parse_quote(own, token_id, variants=v, shape=quote), cited_only=True)
     yield Reading(parse_quote(quote, token_id, first, variants=v))
     bracket_readings = BRACKET_READINGS if BRACKET_RE.search(quote) else BRACKET_READINGS[:1]
     if not has_fused_bracket(quote):  # without a fused letter the second reading is the first one

@@ -175,6 +175,15 @@ DECIDING_WORDS_BY_LANGUAGE: dict[str, dict[str, tuple[str, ...]]] = {
         "condition": ("salvo", "excepto", "a menos que", "solo si", "siempre que", "a no ser que"),
     },
 }  # fmt: skip
+#: Bounds in any language: comparison signs (``≥ 18``, ``x ≤ y``).
+BOUND_SIGNS = ("≤", "≥")
+#: Signs that compare when a number follows (``> 2^31``, ``< 3``): before anything else ``<`` and ``>``
+#: are placeholders' brackets or arrows (``<min>``, ``->``), so only ``sign number`` is a bound.
+BOUND_SIGNS_BEFORE_A_NUMBER = ("<", ">")
+#: Comparison particles (English): the word before one is a comparative whatever it is (``greater than``,
+#: ``newer than``, ``wider than``), and the two are a ``bound`` run. German ``als`` and French and Spanish
+#: ``que`` also mean "as" and "that", so they are not read this way.
+COMPARISON_PARTICLES = ("than",)
 #: The reason an elision or a bracket hiding a deciding word of each kind gives.
 DECIDING_KINDS = ("bound", "condition")
 
@@ -182,7 +191,7 @@ DECIDING_KINDS = ("bound", "condition")
 def _deciding_runs() -> dict[str, dict[tuple[str, ...], str]]:
     """Deciding words as normalized token runs, by first token: run -> kind (a condition wins a tie)."""
     runs: dict[str, dict[tuple[str, ...], str]] = {}
-    for kinds in DECIDING_WORDS_BY_LANGUAGE.values():
+    for kinds in [*DECIDING_WORDS_BY_LANGUAGE.values(), {"bound": BOUND_SIGNS, "condition": ()}]:
         for kind in DECIDING_KINDS:
             for phrase in kinds[kind]:
                 run = normalize_text_reference(phrase).tokens
@@ -207,7 +216,17 @@ def deciding_words(tokens: tuple[str, ...] | list[str]) -> list[tuple[int, int, 
         for run, kind in _DECIDING_RUNS.get(token.casefold(), {}).items():
             if tuple(t.casefold() for t in tokens[p : p + len(run)]) == run:
                 found.append((p, p + len(run), kind))
-    return found
+    spans = {(first, end) for first, end, _ in found}
+    for p, token in enumerate(tokens):
+        if p and token.casefold() in COMPARISON_PARTICLES and (p - 1, p + 1) not in spans:
+            found.append((p - 1, p + 1, "bound"))  # ``<comparative> than``
+        elif token in BOUND_SIGNS_BEFORE_A_NUMBER and p + 1 < len(tokens) and _is_number(tokens[p + 1]):
+            found.append((p, p + 2, "bound"))  # ``> 2^31``
+    return sorted(found)
+
+
+def _is_number(token: str) -> bool:
+    return any(c.isdigit() for c in token)
 
 
 #: Every negating word in its ordinary spelling (all languages), for reports and benchmarks.
