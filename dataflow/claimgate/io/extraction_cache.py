@@ -43,8 +43,8 @@ FOLDER = "extracted"
 EXTRACTOR_VERSIONS = {
     "markdown": (MARKDOWN_VERSION, "markdown-it-py"),
     "rst": (RST_VERSION, "docutils"),
-    "html": ("html-3", "lxml"),  # 2: lxml's event parser; 3: a raised or lowered number keeps its mark (10^6)
-    "html_main": ("html-main-2", "lxml"),  # HTML in main-content mode; 2: as html-3
+    "html": ("html-4", "lxml"),  # 2: lxml's event parser; 3: a raised or lowered number keeps its mark; 4: del out
+    "html_main": ("html-main-3", "lxml"),  # HTML in main-content mode; 2, 3: as html-3, html-4
     "pdf": ("pdf-2", "pypdf"),  # 2: page starts kept
 }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from claimgate.errors import IngestionError
-from claimgate.io.visible_text import script_mark
+from claimgate.io.visible_text import DELETED_ELEMENTS, script_mark
 
 #: Elements an HTML page may nest inside one another (``document_too_deep`` past it). libxml2 matches each
 #: end tag against every open element, so a page's parse time grows with its size times its depth: the
@@ -48,7 +48,8 @@ def html_visible_text(markup: str, main_content: bool = False) -> str:
     size), whose events are read as they come (``_VisibleText``): no tree is built and nothing recurses,
     so a page nested any number of elements deep is read whole. Character references are decoded
     (``&amp;`` is ``&``, ``&nbsp;`` a space); ``script``, ``style``, ``template``, ``noscript`` and the
-    ``head`` (with its ``title``) are dropped, as are comments and processing instructions; white space
+    ``head`` (with its ``title``) are dropped, as are comments, processing instructions and struck-out text
+    (``del``, ``s``, ``strike``: ``io.visible_text.DELETED_ELEMENTS``); white space
     inside a line collapses to one space, except in ``pre``, whose line breaks are kept; block elements
     (``p``, ``div``, ``li``, ``h1``…, ``tr``, ``td``…) and ``br`` end a line; a ``sup`` or ``sub`` holding a
     number is read after ``^`` / ``_`` (``10<sup>6</sup>`` is ``10^6``: ``io.visible_text.script_mark``).
@@ -114,7 +115,12 @@ class _VisibleText:
             raise IngestionError("document_too_deep", f"HTML nested deeper than {MAX_HTML_DEPTH} elements")
         self.open.append((self.hidden, self.in_pre, self.sectioned))
         name = tag.lower()
-        if self.hidden or name in _HIDDEN_ELEMENTS or (self.main_content and self._chrome(name, attrib)):
+        if (
+            self.hidden
+            or name in _HIDDEN_ELEMENTS
+            or name in DELETED_ELEMENTS
+            or (self.main_content and self._chrome(name, attrib))
+        ):
             self.hidden = True
             return
         self.sectioned = self.sectioned or name in SECTIONING_ELEMENTS

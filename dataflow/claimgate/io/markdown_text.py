@@ -22,10 +22,10 @@ from array import array
 
 from claimgate.errors import IngestionError
 from claimgate.io.sphinx_roles import role_display, role_places
-from claimgate.io.visible_text import SCRIPT_TAG, VisibleText, VisibleTextBuilder, align
+from claimgate.io.visible_text import DELETED_TAG, VisibleText, VisibleTextBuilder, align
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
-EXTRACTOR_VERSION = "markdown-6"  # 6: a raised or lowered number keeps its mark (10^6)
+EXTRACTOR_VERSION = "markdown-7"  # 6: a raised or lowered number keeps its mark (10^6); 7: struck text out
 
 # Block tokens whose end ends a line of visible text.
 _LINE_BLOCKS = frozenset(
@@ -153,7 +153,11 @@ class _Reader:
         starts.append(ends[-1] if ends else (self.line_starts[token.map[0]] if token.map else 0))
         ends.append(starts[-1])
 
+        struck: list[int] = []  # open strikethroughs (``~~``, ``<del>``, ``<s>``): where each starts in ``src``
+
         def emit(chars: str, places: list[int]) -> None:
+            if struck:  # struck-through text is not what the page says: hidden as a whole at its close
+                return
             for i in range(0, len(places), 2):
                 a, b = places[i], places[i + 1]
                 char = chars[i // 2]
@@ -196,7 +200,12 @@ class _Reader:
                 hide(at, end, _comment_kind(child.content) if is_comment else "tag")
                 if _BREAK_TAG.fullmatch(child.content):
                     self.out.add("\n", starts[at], starts[at])
-                self.script_tag(child.content, scripts)
+                self.out.script_tag(child.content, scripts)
+                deleted = DELETED_TAG.fullmatch(child.content)
+                if deleted and not deleted.group(1):
+                    struck.append(at)
+                elif deleted and struck:
+                    hide(struck.pop(), end, "deleted")
                 cur = end
             elif kind == "link_open":
                 link_stack.append(child.markup)
@@ -222,20 +231,16 @@ class _Reader:
                     end = _after(src, "]", start)
                     hide(start, end, "footnote_ref")
                     cur = end
+            elif kind == "s_open":  # ``~~``
+                found = src.find(child.markup, cur)
+                struck.append(found if found >= 0 else cur)
+                cur = _after(src, child.markup, cur)
+            elif kind == "s_close":
+                cur = _after(src, child.markup, cur)
+                if struck:
+                    hide(struck.pop(), cur, "deleted")
             elif kind.endswith(("_open", "_close")) and child.markup:
                 cur = _after(src, child.markup, cur)
-
-    def script_tag(self, tag: str, scripts: list[tuple[str, int]]) -> None:
-        """An inline ``<sup>``/``<sub>`` tag opens a superscript or subscript, its closing tag marks it
-        (``VisibleTextBuilder.mark_script``: ``10<sup>6</sup>`` reads ``10^6``)."""
-        match = SCRIPT_TAG.fullmatch(tag)
-        if match is None:
-            return
-        name = match.group(2).lower()
-        if not match.group(1):
-            scripts.append((name, self.out.position()))
-        elif scripts and scripts[-1][0] == name:
-            self.out.mark_script(name, scripts.pop()[1])
 
     def myst_role(self, child, src: str, cur: int, emit, hide) -> int:
         """A MyST role (``{name}`text```) as Sphinx shows it (``io.sphinx_roles``); the offset after it."""
@@ -273,15 +278,25 @@ class _Reader:
         end = self.line_starts[token.map[1]] if token.map[1] < len(self.line_starts) else len(self.text)
         at = start
         scripts: list[tuple[str, int]] = []
+        struck: list[int] = []  # open <del>, <s>, <strike>: where each starts
         for match in _TAG.finditer(self.text, start, end):
-            self._block_text(at, match.start())
+            if not struck:
+                self._block_text(at, match.start())
             tag = match.group()
             self.out.hide(match.start(), match.end(), _comment_kind(tag) if tag.startswith("<!--") else "tag")
             if _BREAK_TAG.fullmatch(tag):
                 self.out.line_break()
-            self.script_tag(tag, scripts)
+            self.out.script_tag(tag, scripts)
+            deleted = DELETED_TAG.fullmatch(tag)
+            if deleted and not deleted.group(1):
+                struck.append(match.start())
+            elif deleted and struck:
+                self.out.hide(struck.pop(), match.end(), "deleted")
             at = match.end()
-        self._block_text(at, end)
+        if struck:
+            self.out.hide(struck[0], end, "deleted")
+        else:
+            self._block_text(at, end)
         self.out.line_break()
 
     def _block_text(self, start: int, end: int) -> None:

@@ -26,6 +26,10 @@ from claimgate.textlines import LineIndex
 
 #: A character reference as Markdown reads it (``&amp;``, ``&#35;``, ``&#x23;``).
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+#: Elements whose text a page marks as struck out, no longer said (docs/documents.md, "Struck-through text").
+DELETED_ELEMENTS = frozenset({"del", "s", "strike"})
+#: An HTML tag of one of them, opening or closing (``<del>``, ``</s>``).
+DELETED_TAG = re.compile(r"<(/?)(del|s|strike)(?:\s[^<>]*)?>", re.IGNORECASE)
 #: An HTML superscript or subscript tag, opening or closing (``<sup>``, ``</sub>``).
 SCRIPT_TAG = re.compile(r"<(/?)(sup|sub)(?:\s[^<>]*)?>", re.IGNORECASE)
 #: What a raised or lowered number is written after: ``^`` (an exponent, ``10^6``) and ``_`` (an index,
@@ -55,7 +59,7 @@ class VisibleText:
     ``raw[starts[i]:ends[i]]`` that shows as ``text[i]`` (empty for a character the file does not hold).
     ``hidden``: ``(start, end, kind)`` raw ranges left out that carry content (``directive``,
     ``comment``, ``tag``, ``footnote_ref``, ``link_target``, ``image``, ``role``: a role's name and the
-    part of its target it does not show), in file order. ``extractor``:
+    part of its target it does not show, ``deleted``: struck-through text), in file order. ``extractor``:
     ``markdown`` or ``rst``.
     """
 
@@ -173,6 +177,18 @@ class VisibleTextBuilder:
             self._chars.insert(since, mark)
             self.starts.insert(since, at)
             self.ends.insert(since, at)
+
+    def script_tag(self, tag: str, scripts: list[tuple[str, int]]) -> None:
+        """An HTML tag met in a page's text: a ``<sup>``/``<sub>`` opens a superscript or subscript (pushed on
+        ``scripts`` with :meth:`position`), its closing tag marks it (:meth:`mark_script`); others do nothing."""
+        match = SCRIPT_TAG.fullmatch(tag)
+        if match is None:
+            return
+        name = match.group(2).lower()
+        if not match.group(1):
+            scripts.append((name, self.position()))
+        elif scripts and scripts[-1][0] == name:
+            self.mark_script(name, scripts.pop()[1])
 
     def hide(self, start: int, end: int, kind: str) -> None:
         """Record ``raw[start:end]`` as content left out of the visible text (``kind``: see ``VisibleText``)."""
