@@ -48,6 +48,19 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def audited_folder(capsys, tmp_path: Path, docs: Path, quotes: dict[str, tuple[str, str]]) -> dict[str, dict]:
+    """``audit --corpus-dir docs`` in-process over ``quotes`` (citation id -> ``(doc_id, quote)``); the output
+    rows by citation id (asserts exit 0)."""
+    cites = tmp_path / "citations.jsonl"
+    rows = [{"citation_id": c, "doc_id": d, "quote": q} for c, (d, q) in quotes.items()]
+    cites.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    output = tmp_path / "audited.jsonl"
+    code, _, err = cli(capsys, "audit", "--corpus-dir", str(docs), "--citations", str(cites), "--output", str(output),
+                       "--quiet")  # fmt: skip
+    assert code == 0, err
+    return {r["citation_id"]: r for r in map(json.loads, output.read_text(encoding="utf-8").splitlines())}
+
+
 def pin_sources(folder: Path, sources: dict[str, tuple[str, bytes]], cases: list | None = None) -> tuple[Path, Path]:
     """Write ``sources`` (``source_id -> (version, raw bytes)``) under ``folder/sources`` and pin them.
 

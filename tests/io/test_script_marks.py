@@ -6,8 +6,6 @@ Rules: docs/documents.md, "Superscripts and subscripts in markup"; the marks are
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from claimgate.io.html_text import html_visible_text
 from claimgate.io.markdown_text import markdown_visible_text
@@ -16,7 +14,7 @@ from claimgate.io.visible_text import script_mark
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ..helpers import cli
+from ..helpers import audited_folder
 
 
 @given(st.text(alphabet="0123456789+-\u2212 a[]", max_size=6))
@@ -66,13 +64,7 @@ def test_a_changed_number_quoted_from_markup_is_refused_and_the_shown_one_found(
               "a3": ("a.md", "send 106 requests per day"), "b1": ("b.rst", "send 10⁶ requests per day"),
               "b3": ("b.rst", "send 106 requests per day"), "c1": ("c.html", "loops carry H₂O through"),
               "c3": ("c.html", "loops carry H2O through")}  # fmt: skip
-    cites = tmp_path / "c.jsonl"
-    rows = [{"citation_id": c, "doc_id": d, "quote": q} for c, (d, q) in quotes.items()]
-    cites.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    code, _, err = cli(capsys, "audit", "--corpus-dir", str(docs), "--citations", str(cites),
-                       "--output", str(tmp_path / "o.jsonl"), "--quiet")  # fmt: skip
-    assert code == 0, err
-    got = {r["citation_id"]: r for r in map(json.loads, (tmp_path / "o.jsonl").read_text().splitlines())}
+    got = audited_folder(capsys, tmp_path, docs, quotes)
     assert {c: r["verdict"] for c, r in got.items()} == {
         "a1": "found", "a2": "found", "a3": "not_found", "b1": "found", "b3": "not_found", "c1": "found",
         "c3": "not_found",

@@ -5,13 +5,11 @@ Rules: docs/documents.md, "Struck-through text".
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from claimgate.io.html_text import html_visible_text
 from claimgate.io.markdown_text import markdown_visible_text
 
-from ..helpers import cli
+from ..helpers import audited_folder
 
 
 @pytest.mark.parametrize(
@@ -46,13 +44,7 @@ def test_a_quote_of_struck_text_as_said_is_refused_and_the_page_as_it_stands_fou
               "a3": ("a.md", "The timeout is 60 seconds"), "a4": ("a.md", "The timeout is 30 60 seconds"),
               "b1": ("b.html", "Uploads are retried after a failed checksum"),
               "b2": ("b.html", "Uploads are never retried after a failed checksum")}  # fmt: skip
-    cites = tmp_path / "c.jsonl"
-    rows = [{"citation_id": c, "doc_id": d, "quote": q} for c, (d, q) in quotes.items()]
-    cites.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    code, _, err = cli(capsys, "audit", "--corpus-dir", str(docs), "--citations", str(cites),
-                       "--output", str(tmp_path / "o.jsonl"), "--quiet")  # fmt: skip
-    assert code == 0, err
-    got = {r["citation_id"]: r for r in map(json.loads, (tmp_path / "o.jsonl").read_text().splitlines())}
+    got = audited_folder(capsys, tmp_path, docs, quotes)
     assert {c: r["verdict"] for c, r in got.items()} == {
         "a1": "found", "a2": "not_found", "a3": "found", "a4": "not_found", "b1": "found", "b2": "not_found",
     }  # fmt: skip
