@@ -22,7 +22,7 @@ from array import array
 
 from claimgate.errors import IngestionError
 from claimgate.io.sphinx_roles import role_display, role_places
-from claimgate.io.visible_text import DELETED_TAG, VisibleText, VisibleTextBuilder, align
+from claimgate.io.visible_text import VisibleText, VisibleTextBuilder, align, struck_tag
 
 #: Version of this extractor's rules: part of the extracted-text cache key.
 EXTRACTOR_VERSION = "markdown-7"  # 6: a raised or lowered number keeps its mark (10^6); 7: struck text out
@@ -201,11 +201,7 @@ class _Reader:
                 if _BREAK_TAG.fullmatch(child.content):
                     self.out.add("\n", starts[at], starts[at])
                 self.out.script_tag(child.content, scripts)
-                deleted = DELETED_TAG.fullmatch(child.content)
-                if deleted and not deleted.group(1):
-                    struck.append(at)
-                elif deleted and struck:
-                    hide(struck.pop(), end, "deleted")
+                struck_tag(child.content, at, end, struck, hide)
                 cur = end
             elif kind == "link_open":
                 link_stack.append(child.markup)
@@ -287,11 +283,7 @@ class _Reader:
             if _BREAK_TAG.fullmatch(tag):
                 self.out.line_break()
             self.out.script_tag(tag, scripts)
-            deleted = DELETED_TAG.fullmatch(tag)
-            if deleted and not deleted.group(1):
-                struck.append(match.start())
-            elif deleted and struck:
-                self.out.hide(struck.pop(), match.end(), "deleted")
+            struck_tag(tag, match.start(), match.end(), struck, self.out.hide)
             at = match.end()
         if struck:
             self.out.hide(struck[0], end, "deleted")

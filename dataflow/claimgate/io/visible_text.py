@@ -37,6 +37,17 @@ SCRIPT_TAG = re.compile(r"<(/?)(sup|sub)(?:\s[^<>]*)?>", re.IGNORECASE)
 _SCRIPT_MARKS = {"sup": ("^", re.compile(r"[+\-\u2212]?[0-9]+")), "sub": ("_", re.compile(r"[0-9]+"))}
 
 
+def struck_tag(tag: str, start: int, end: int, struck: list[int], hide) -> None:
+    """A tag met in a page's text at ``[start, end)``: ``<del>``, ``<s>`` or ``<strike>`` opens struck-through
+    text (``start`` pushed on ``struck``), its closing tag hides all of it, tags included, as ``deleted``
+    (``hide(start, end, "deleted")``); other tags do nothing (docs/documents.md, "Struck-through text")."""
+    match = DELETED_TAG.fullmatch(tag)
+    if match is not None and not match.group(1):
+        struck.append(start)
+    elif match is not None and struck:
+        hide(struck.pop(), end, "deleted")
+
+
 def script_mark(kind: str, content: str) -> str:
     """The mark a superscript (``kind`` ``"sup"``) or subscript (``"sub"``) showing ``content`` is read with:
     ``"^"`` / ``"_"`` when ``content`` is a number (a superscript may carry a sign), else ``""``.

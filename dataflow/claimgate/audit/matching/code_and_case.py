@@ -23,7 +23,9 @@ from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE
 #: three: ``pkg[extra]``, ``row['age']``, ``a[0]``), touches an ``=`` (``retry=[True]``,
 #: ``x = [1]``), follows a colon spaced on both sides, as in a type annotation (``largs : [string]``),
 #: or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code).
-CODE_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])|=\s*\[|\]\s*=|\w\s+:\s+\[|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
+#: A subscript: a bracket fused to the name before it, other than a fused editorial letter of at most three.
+SUBSCRIPT_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])")
+CODE_RE = re.compile(SUBSCRIPT_RE.pattern + r"|=\s*\[|\]\s*=|\w\s+:\s+\[|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
 
 
 def reads_as_code(quote: str) -> bool:

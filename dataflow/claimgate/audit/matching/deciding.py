@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from claimgate.audit.text.negation import DECIDING_FIRST_TOKENS, deciding_words
+from claimgate.audit.text.negation import DECIDING_FIRST_TOKENS, deciding_words, is_number_token
 from claimgate.audit.text.token_rules import SYMBOL_CHARS
 
 #: How far, in source tokens, a bound binds: a bound or comparative within this many elided
@@ -88,11 +88,11 @@ def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
 
 
 def _has_number(tokens: Sequence[str]) -> bool:
-    return any(any(c.isdigit() for c in t) for t in tokens)
+    return any(map(is_number_token, tokens))
 
 
 def _numbers(tokens: Sequence[str]) -> frozenset[str]:
-    return frozenset(t for t in tokens if any(c.isdigit() for c in t))
+    return frozenset(filter(is_number_token, tokens))
 
 
 def elision_reason(

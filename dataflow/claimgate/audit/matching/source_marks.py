@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from claimgate.audit.matching.code_and_case import SUBSCRIPT_RE
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE
 from claimgate.audit.text.memo import normalized as normalized_text
 
@@ -30,15 +31,15 @@ def source_marks_reading(
     A bracket whose exact text (``[i]``, ``[2*i+1]``, ``[int, ...]``) is one of the source's brackets
     (``source_brackets``, see :func:`bracket_texts`), and, when the source has an ellipsis of its own,
     every inner ellipsis, are the source's punctuation: their brackets and dots become blanks, their
-    content stays. In a quote that reads as code (``code``) a bracket fused to the word before it
-    (``minor[.patch]``) is code too, whatever its text. Other marks stay the editor's (``[sic]``); a leading
+    content stays. In a quote that reads as code (``code``) a subscript (``minor[.patch]``) is code too,
+    whatever its text. Other marks stay the editor's (``[sic]``); a leading
     or trailing ellipsis always does. ``None`` if no mark is the source's own. See docs/audit-rules.md,
     "Ellipses and brackets" and "Brackets in code and values".
     """
     found = list(BRACKET_RE.finditer(quote))
     brackets = [m.span() for m in found if m.group() in source_brackets]
     if code and brackets:  # beside the source's own, a subscript of the code is no editor's mark either
-        brackets = [m.span() for m in found if m.group() in source_brackets or _fused(quote, m.start())]
+        brackets = [m.span() for m in found if m.group() in source_brackets or _subscript(quote, m.start())]
     blanks: list[tuple[int, int]] = []  # character ranges written as blanks
     for lo, hi in brackets:
         blanks += [(lo, lo + 1), (hi - 1, hi)]
@@ -56,6 +57,6 @@ def source_marks_reading(
     return "".join(out)
 
 
-def _fused(quote: str, at: int) -> bool:
-    """Does the bracket at ``quote[at]`` follow a letter, digit or underscore directly (a subscript)?"""
-    return at > 0 and (quote[at - 1].isalnum() or quote[at - 1] == "_")
+def _subscript(quote: str, at: int) -> bool:
+    """Is the bracket at ``quote[at]`` a subscript of the code (``SUBSCRIPT_RE``: fused to the name before it)?"""
+    return at > 0 and SUBSCRIPT_RE.match(quote, at - 1) is not None

@@ -220,12 +220,13 @@ def deciding_words(tokens: tuple[str, ...] | list[str]) -> list[tuple[int, int, 
     for p, token in enumerate(tokens):
         if p and token.casefold() in COMPARISON_PARTICLES and (p - 1, p + 1) not in spans:
             found.append((p - 1, p + 1, "bound"))  # ``<comparative> than``
-        elif token in BOUND_SIGNS_BEFORE_A_NUMBER and p + 1 < len(tokens) and _is_number(tokens[p + 1]):
+        elif token in BOUND_SIGNS_BEFORE_A_NUMBER and p + 1 < len(tokens) and is_number_token(tokens[p + 1]):
             found.append((p, p + 2, "bound"))  # ``> 2^31``
     return sorted(found)
 
 
-def _is_number(token: str) -> bool:
+def is_number_token(token: str) -> bool:
+    """Does a normalized token hold a digit (``5``, ``2^31``, ``v1.2``): a number for the deciding-word rules?"""
     return any(c.isdigit() for c in token)
 
 
