@@ -14,7 +14,13 @@ citations verbatim, misattributed and changed) and **synthetic**
 - **cold**: ``run_pipeline.py audit --corpus ... --citations ... --output ... --quiet``;
 - **cold, --single-process**: the same without the forked helper that normalizes part of a big
   corpus file (``claimgate.audit.index.ahead``), so on one core;
-- **warm**: the same with ``--cache DIR`` after a first run filled ``DIR``.
+- **warm**: the same with ``--cache DIR`` after a first run filled ``DIR``;
+- **cold, compiled from source**: only when the environment sets ``PYTHONDONTWRITEBYTECODE`` (this project's
+  build machine does): the cold run as that setting has it, every claimgate module compiled again in every
+  run. The other runs, baseline included, run as Python does by default, with its bytecode cache, as an
+  installed or checked-out copy runs on a user's machine: the variable is removed from their environment and
+  ``PYTHONPYCACHEPREFIX`` names a folder in the work folder, which the first, cache-filling run fills (so
+  nothing is written into the source tree, and the source-compiled runs find no bytecode of claimgate's).
 
 Prints wall seconds and peak resident memory (``ru_maxrss`` of each child, from
 ``os.wait4``: for a run with a helper, the larger of the two processes; CPU times add the helper's)
@@ -117,10 +123,21 @@ def after_one_edit(folder: Path) -> dict:
     return {"edit": edit, "cold": cold, "identical": same}
 
 
-def timed(argv: list[str]) -> tuple[float, float, float]:
-    """``(wall seconds, peak resident MiB, CPU seconds: user + system)`` of one child process; raises if it fails."""
+#: The environment of the timed processes: Python's default bytecode cache (see the module's docstring), kept
+#: under ``PYTHONPYCACHEPREFIX`` (set by ``main`` to a folder of the work folder).
+CACHED_BYTECODE_ENV = {
+    k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+}
+#: Whether this environment compiles every module from source in every run (then also timed that way).
+SOURCE_COMPILED = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+
+
+def timed(argv: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """``(wall seconds, peak resident MiB, CPU seconds: user + system)`` of one child process; raises if it fails.
+    ``env``: the child's environment (``None``: :data:`CACHED_BYTECODE_ENV`)."""
     t0 = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = CACHED_BYTECODE_ENV if env is None else env
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - t0
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -212,7 +229,7 @@ def compare_verdicts(folder: Path, ours: Path, theirs: Path, docs: dict[str, str
 
 def measure(folder: Path, repeat: int, baseline_repeat: int, with_baseline: bool) -> dict:
     cache = folder / "index-cache"
-    cold, single, warm, base = [], [], [], []
+    cold, single, warm, base, source = [], [], [], [], []
     timed(audit_argv(folder, folder / "warm.jsonl", cache))  # fills the cache (a cold run plus the write)
     for i in range(repeat):
         if with_baseline and i < baseline_repeat:
@@ -222,8 +239,18 @@ def measure(folder: Path, repeat: int, baseline_repeat: int, with_baseline: bool
         cold.append(timed(audit_argv(folder, folder / "cold.jsonl")))
         single.append(timed([*audit_argv(folder, folder / "single.jsonl"), "--single-process"]))
         warm.append(timed(audit_argv(folder, folder / "warm.jsonl", cache)))
-    outputs = {(folder / f"{name}.jsonl").read_bytes() for name in ("cold", "single", "warm")}
-    return {"cold": cold, "single": single, "warm": warm, "baseline": base, "identical": len(outputs) == 1}
+        if SOURCE_COMPILED:
+            source.append(timed(audit_argv(folder, folder / "source.jsonl"), dict(os.environ)))
+    names = ("cold", "single", "warm", *(("source",) if SOURCE_COMPILED else ()))
+    outputs = {(folder / f"{name}.jsonl").read_bytes() for name in names}
+    return {
+        "cold": cold,
+        "single": single,
+        "warm": warm,
+        "baseline": base,
+        "source": source,
+        "identical": len(outputs) == 1,
+    }
 
 
 def median(runs: list[tuple[float, float]], field: int) -> float:
@@ -255,12 +282,15 @@ def print_tables(shapes: dict[str, dict], args) -> None:
     print(f"real prose from: {real_prose.sources_note()}\n")
     print("| run | " + " | ".join(f"{label[n]} wall s | {label[n]} peak RSS MiB" for n in names) + " |")
     print("|---|" + "---:|---:|" * len(names))
-    for run in ("baseline", "cold", "single", "warm"):
+    for run in ("baseline", "cold", "single", "warm", *(("source",) if SOURCE_COMPILED else ())):
         cells = []
         for n in names:
             runs = shapes[n]["runs"][run]
             cells.append(f"{median(runs, 0):.2f} | {median(runs, 1):,.0f}" if runs else "- | -")
-        title = {"single": "cold, --single-process (no helper)"}.get(run, run)
+        title = {
+            "single": "cold, --single-process (no helper)",
+            "source": "cold, compiled from source each run (PYTHONDONTWRITEBYTECODE, as this environment sets)",
+        }.get(run, run)
         print(f"| {title} | " + " | ".join(cells) + " |")
     print("\n| measure | " + " | ".join(label[n] for n in names) + " | target |")
     print("|---|" + "---:|" * len(names) + "---|")
@@ -288,6 +318,10 @@ def print_tables(shapes: dict[str, dict], args) -> None:
     row("cold audit vs public-gate baseline (speed-up)", speedup, ">= 10x")
     row("... by CPU time of the processes (user + system, the helper's included)", cpu_speedup, "")
     row("... cold with --single-process (one core) vs baseline", single_speedup, "")
+    if SOURCE_COMPILED:
+        row("... cold, compiled from source each run, vs baseline",
+            lambda r: f"{median(r['runs']['baseline'], 0) / median(r['runs']['source'], 0):.1f}x"
+            if r["runs"]["baseline"] else "-", "")  # fmt: skip
     row("warm vs cold (speed-up, whole process)",
         lambda r: f"{median(r['runs']['cold'], 0) / median(r['runs']['warm'], 0):.1f}x", ">= 5x")  # fmt: skip
 
@@ -326,6 +360,7 @@ def main() -> int:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.workdir or Path(tmp)
+        CACHED_BYTECODE_ENV["PYTHONPYCACHEPREFIX"] = str(root / "bytecode")
         shapes = {name: run_shape(name, root, args) for name in args.shapes.split(",")}
         identical &= all(r["runs"]["identical"] for r in shapes.values())
         print(f"load average (1 min) before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f}")

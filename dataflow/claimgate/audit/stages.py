@@ -37,6 +37,7 @@ from claimgate.audit.text import memo
 from claimgate.errors import bounded_detail
 from claimgate.io.tables import QUOTE_TOO_LONG_REASON
 from claimgate.io.visible_text import raw_diagnosis, raw_spans
+from claimgate.runtime.rows_ahead import rows_from_both_ends
 
 #: Columns of ``audit_result``, in order (the row shape written by the command line).
 #: ``claim`` and ``quote`` are the citation's own (``""`` for a missing claim), so one file is enough to
@@ -57,6 +58,11 @@ AUDIT_COLUMNS = (
 )
 #: Columns when a judge is configured: ``elided`` (what each ellipsis left out) follows ``spans``.
 JUDGED_AUDIT_COLUMNS = (*AUDIT_COLUMNS[:10], "elided", *AUDIT_COLUMNS[10:])
+#: A corpus of more characters than this gets no row helper (``runtime.rows_ahead``): the pages the two processes
+#: write are copied, which at 200,000 real-prose documents (213 M characters) took the two over 1 GiB together
+#: and saved no time (docs/audit-rules.md, "Auditing rows from both ends").
+ROW_HELPER_MAX_CHARS = 64 * 2**20
+
 #: Column added after the others: the near-miss diagnosis of a rejected citation (dict or None).
 DIAGNOSIS_COLUMN = "diagnosis"
 
@@ -90,6 +96,7 @@ def citation_matches(
     window_chars: int = 2000,
     show_progress: bool = False,
     llm_call: Callable | None = None,
+    row_helper: bool = False,
 ) -> pd.DataFrame:
     """The verbatim gate's outcome for every citation, in citation-table order.
 
@@ -104,43 +111,54 @@ def citation_matches(
     When a judge is configured (``llm_call``), also ``elided`` (list of ``{position, doc_id, start,
     end, start_line, end_line, text}``: what each ellipsis left out, see
     docs/audit-rules.md, "Ellipses and brackets"); without one the column is absent,
-    so default outputs keep their shape.
+    so default outputs keep their shape. ``row_helper``: a forked helper audits rows from the last back
+    while this process goes forward (``runtime.rows_ahead``; the command asks for one; the same rows either
+    way, see docs/audit-rules.md, "Auditing rows from both ends").
     """
-    from tqdm import tqdm  # imported when an audit runs: a gate run never needs it
+    from claimgate.runtime.bars import progress_bar  # imported when an audit runs: a gate run never needs it
 
     report_elided = llm_call is not None
-    outcomes = []
     # the quotes to match normalized together, a block ahead (a memo: the same values); a refused row's is never read
     quotes, problems = citation_table["quote"].tolist(), citation_table["citation_problem"].tolist()
+    doc_ids = citation_table["doc_id"].tolist()
     ahead = [None if p else q for q, p in zip(quotes, problems, strict=True)]
-    rows = zip(quotes, citation_table["doc_id"].tolist(), problems)
-    for i, (quote, doc_id, problem) in enumerate(
-        tqdm(rows, total=len(citation_table), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress)
-    ):
-        memo.remember_ahead(ahead, i)
-        if problem:
-            code = problem.partition(":")[0]  # the row's reason code (io.tables.citation_table_frame)
-            outcomes.append(("invalid_citation", code, None, [], [], []))
-            continue
-        match = audit_quote(
-            quote,
-            doc_id,
-            normalized_sources,
-            min_tokens=min_tokens,
-            min_fragment_tokens=min_fragment_tokens,
-            window_chars=window_chars,
-            report_elided=report_elided,
-        )
-        outcomes.append(
-            (
-                match["verdict"],
-                match["reason"],
-                match["match_kind"],
-                match["matched_doc_ids"],
-                match["spans"],
-                match.get("elided", []),
+    remembered: set[int] = set()
+
+    def outcomes_of(rows: range) -> list[tuple]:
+        outcomes = []
+        for i in rows:
+            memo.remember_batch_of(ahead, i, remembered)
+            if problems[i]:
+                code = problems[i].partition(":")[0]  # the row's reason code (io.tables.citation_table_frame)
+                outcomes.append(("invalid_citation", code, None, [], [], []))
+                continue
+            match = audit_quote(
+                quotes[i],
+                doc_ids[i],
+                normalized_sources,
+                min_tokens=min_tokens,
+                min_fragment_tokens=min_fragment_tokens,
+                window_chars=window_chars,
+                report_elided=report_elided,
             )
-        )
+            outcomes.append(
+                (
+                    match["verdict"],
+                    match["reason"],
+                    match["match_kind"],
+                    match["matched_doc_ids"],
+                    match["spans"],
+                    match.get("elided", []),
+                )
+            )
+        return outcomes
+
+    memo.remember_batch_of(ahead, 0, remembered)  # before a fork: the helper holds the first block's quotes too
+    bar = progress_bar(total=len(quotes), desc="audit", unit="citation", file=sys.stderr, disable=not show_progress)
+    with bar:
+        keys = partial(_row_keys, (quotes, doc_ids, problems))
+        helper = _helper_wanted(row_helper, normalized_sources)
+        outcomes = rows_from_both_ends(len(quotes), outcomes_of, keys, _is_outcome, helper, bar.update)
     frame = citation_table.copy()
     columns = ("gate_verdict", "reason", "match_kind", "matched_doc_ids", "spans")
     if report_elided:
@@ -150,8 +168,37 @@ def citation_matches(
     return frame.astype({"gate_verdict": "str", "reason": "str"})
 
 
+def _helper_wanted(row_helper: bool, index: CorpusIndex) -> bool:
+    """Whether the run asked for a row helper and the corpus holds at most :data:`ROW_HELPER_MAX_CHARS`."""
+    if not row_helper:
+        return False
+    originals = getattr(index.docs, "originals", None)  # a DocumentTable's texts, without building each document
+    texts = originals if originals is not None else (document.original for document in index.docs)
+    return sum(map(len, texts)) <= ROW_HELPER_MAX_CHARS
+
+
+def _row_keys(columns: tuple[list, ...], rows: range) -> list[tuple]:
+    """The inputs deciding ``rows`` (one tuple per row of ``columns``' values), for ``runtime.rows_ahead``'s check."""
+    return [tuple(column[i] for column in columns) for i in rows]
+
+
+def _is_outcome(value: object) -> bool:
+    """A gate outcome's shape: (verdict, reason, match kind, matched doc ids, spans, elided)."""
+    return (
+        type(value) is tuple
+        and len(value) == 6
+        and type(value[0]) is str
+        and type(value[1]) is str
+        and all(type(value[k]) is list for k in (3, 4, 5))
+    )
+
+
 def citation_diagnoses(
-    citation_matches: pd.DataFrame, normalized_sources: CorpusIndex, window_chars: int = 2000, diagnose: bool = True
+    citation_matches: pd.DataFrame,
+    normalized_sources: CorpusIndex,
+    window_chars: int = 2000,
+    diagnose: bool = True,
+    row_helper: bool = False,
 ) -> pd.Series:
     """The near-miss diagnosis of every citation (object Series on ``citation_matches``' index).
 
@@ -161,25 +208,35 @@ def citation_diagnoses(
     for every row when ``diagnose`` is False. Reads the gate's columns
     (``gate_verdict``, ``reason``, ``matched_doc_ids``) and changes none of them. One
     ``PassageIndex`` per call (per run, or per partition), built lazily per cited
-    document, so an executor ships the corpus index once.
+    document, so an executor ships the corpus index once. ``row_helper``: as ``citation_matches``'.
     """
-    values: list[dict | None] = [None] * len(citation_matches)
-    if diagnose:
-        passages = PassageIndex(normalized_sources)
-        gated = zip(citation_matches["quote"], citation_matches["gate_verdict"], strict=True)
-        ahead = [q if v != "invalid_citation" else None for q, v in gated]  # held since the gate ran, unless dropped
-        rows = zip(
-            citation_matches["quote"],
-            citation_matches["doc_id"],
-            citation_matches["gate_verdict"],
-            citation_matches["reason"],
-            citation_matches["matched_doc_ids"],
-        )
-        for i, (quote, doc_id, verdict, reason, matched) in enumerate(rows):
-            memo.remember_ahead(ahead, i)
-            match = {"verdict": verdict, "reason": reason, "matched_doc_ids": matched}
-            values[i] = citation_diagnosis(quote, doc_id, match, passages, window_chars=window_chars)
+    if not diagnose:
+        return pd.Series([None] * len(citation_matches), dtype=object, index=citation_matches.index)
+    passages = PassageIndex(normalized_sources)
+    quotes, doc_ids = citation_matches["quote"].tolist(), citation_matches["doc_id"].tolist()
+    verdicts, reasons = citation_matches["gate_verdict"].tolist(), citation_matches["reason"].tolist()
+    matched = citation_matches["matched_doc_ids"].tolist()
+    ahead = [q if v != "invalid_citation" else None for q, v in zip(quotes, verdicts, strict=True)]
+    remembered: set[int] = set()
+
+    def diagnoses_of(rows: range) -> list[dict | None]:
+        values = []
+        for i in rows:
+            memo.remember_batch_of(ahead, i, remembered)  # held since the gate ran, unless dropped
+            match = {"verdict": verdicts[i], "reason": reasons[i], "matched_doc_ids": matched[i]}
+            values.append(citation_diagnosis(quotes[i], doc_ids[i], match, passages, window_chars=window_chars))
+        return values
+
+    memo.remember_batch_of(ahead, 0, remembered)
+    keys = partial(_row_keys, (quotes, doc_ids, verdicts, reasons, [tuple(m) for m in matched]))
+    helper = _helper_wanted(row_helper, normalized_sources)
+    values = rows_from_both_ends(len(quotes), diagnoses_of, keys, _is_diagnosis, helper)
     return pd.Series(values, dtype=object, index=citation_matches.index)
+
+
+def _is_diagnosis(value: object) -> bool:
+    """A diagnosis' shape: a dict or ``None``."""
+    return value is None or type(value) is dict
 
 
 def judged_citations(

@@ -248,7 +248,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--single-process",
         action="store_true",
-        help="index a big --corpus file in this process only (by default a forked helper normalizes part of it; Linux)",
+        help="run in this process only (else forked helpers share indexing and auditing; Linux)",
     )
     add_ci_options(parser, "row's verdict", FAIL_ON_CHOICES)
 

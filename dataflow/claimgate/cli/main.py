@@ -46,7 +46,7 @@ from claimgate.cli.options import Command, command_parser, value_options
 from claimgate.errors import ClaimgateError, ExecutionError, UsageError
 from claimgate.execution.hamilton_logs import quiet_hamilton_logs
 from claimgate.io.console import safe_console
-from claimgate.runtime import signals
+from claimgate.runtime import rows_ahead, signals
 
 EXIT_OK, EXIT_USAGE, EXIT_REFUSED = 0, 2, 3
 #: A worker or the Dask scheduler was lost during the run, or this process ran out of memory
@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers are installed: while the command runs, and while its parser and module are being loaded.
     """
     safe_console()  # a character the terminal cannot show is printed as an escape, never a crash
+    rows_ahead.no_blas_threads()  # before numpy is imported: the command does no linear algebra
     signals.install_termination_handlers()  # SIGTERM/SIGHUP clean up like Ctrl-C
     try:
         return _parsed_and_run(argv)

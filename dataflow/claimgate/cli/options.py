@@ -251,7 +251,8 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     """The one ``RunSettings`` of a gate or audit command, built once from its checked options.
 
     Size limits, executor, scheduler, partition rows, a progress bar (``progress_enabled``);
-    the executor's own logging only with ``--debug``; the ``--adapter`` objects (``load_adapter``).
+    the executor's own logging only with ``--debug``; the ``--adapter`` objects (``load_adapter``); a row
+    helper unless ``--single-process`` (a command without that option gets none).
     """
     return RunSettings(
         executor=args.executor,
@@ -262,4 +263,5 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
         max_source_bytes=args.max_source_bytes,
         max_corpus_bytes=args.max_corpus_bytes,
         adapters=tuple(load_adapter(spec) for spec in getattr(args, "adapter_all", [])),
+        row_helper=not getattr(args, "single_process", True),
     )

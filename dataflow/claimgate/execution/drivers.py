@@ -326,7 +326,9 @@ def run_audit(
     rejected rows (verdicts are the same either way; see docs/audit-rules.md, "Diagnosis").
     ``cache_dir`` keeps the corpus index on disk between runs (``audit.index.cache``). ``chunks_ahead``
     (a corpus file, local executor): a forked helper normalizing the file's chunks while this process
-    imports (``audit.index.ahead``; the command starts it, the index is the same without it). Raises
+    imports (``audit.index.ahead``; the command starts it, the index is the same without it). With
+    ``settings.row_helper`` and the local executor, a forked helper audits and diagnoses the citations from the
+    last back while this process goes forward (``runtime.rows_ahead``; the rows are the same without it). Raises
     ``IngestionError`` when the corpus, manifest, a source, a folder's document or the citation
     table is refused.
     """
@@ -354,7 +356,7 @@ def run_audit(
         if remote is not None:
             inputs["partition_rows"] = settings.partition_rows
         else:
-            inputs["show_progress"] = settings.progress
+            inputs.update(show_progress=settings.progress, row_helper=settings.row_helper)
         dr = audit_driver(document_source, remote, progress=settings.progress, adapters=settings.adapters)
         wanted = ["audit_results", "source_documents", *([frame_node] if frame_node else [])]
         with gc_paused():

@@ -52,10 +52,10 @@ def case_bar(total: int | None, desc: str = "gate", file=None):
 
     Counts of ten thousand and more are shown scaled (``50.0k/200k``), smaller ones as they are (``35/40``).
     """
-    import tqdm
+    from claimgate.runtime.bars import progress_bar
 
     scaled = total is None or total >= 10_000
-    return tqdm.tqdm(
+    return progress_bar(
         desc=desc, total=total, unit="cases", unit_scale=scaled, file=file or sys.stderr, disable=None, leave=False
     )
 
@@ -101,11 +101,11 @@ class ProgressBar(
         return {**self.__dict__, "bar": None}
 
     def run_before_graph_execution(self, *, execution_path, **future_kwargs) -> None:
-        import tqdm
+        from claimgate.runtime.bars import progress_bar
 
         total = None if self.partitioned else len(execution_path)
         unit = "tasks" if self.partitioned else "nodes"
-        self.bar = tqdm.tqdm(desc=self.desc, total=total, unit=unit, file=sys.stderr, disable=None, leave=False)
+        self.bar = progress_bar(desc=self.desc, total=total, unit=unit, file=sys.stderr, disable=None, leave=False)
 
     def run_before_node_execution(self, *, node_name: str, **future_kwargs) -> None:
         if self.bar is not None and not self.partitioned:

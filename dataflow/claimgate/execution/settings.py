@@ -29,7 +29,9 @@ class RunSettings:
     corpus (``None``: the loaders' defaults, ``io.sources.DEFAULT_MAX_SOURCE_BYTES`` and
     ``DEFAULT_MAX_CORPUS_BYTES``). ``adapters``: your Hamilton lifecycle adapters (hooks and validators,
     checked by ``execution.adapters.checked_adapters``), attached to every driver the run builds; they
-    watch a run and cannot change what it decides.
+    watch a run and cannot change what it decides. ``row_helper``: with the local executor, a forked helper
+    audits and diagnoses an audit's citations from the last back while the run goes forward
+    (``runtime.rows_ahead``: the same rows either way; off unless asked: the command asks, ``Audit`` never does).
     """
 
     executor: str = "local"
@@ -43,6 +45,7 @@ class RunSettings:
     max_source_bytes: int | None = None
     max_corpus_bytes: int | None = None
     adapters: tuple = ()
+    row_helper: bool = False
 
     def __post_init__(self) -> None:
         """Check ``adapters`` (``TypeError``, one line, for one that is not a watching lifecycle adapter)."""

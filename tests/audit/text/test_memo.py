@@ -98,11 +98,20 @@ def test_a_table_longer_than_the_memo_is_read_from_it_block_by_block(monkeypatch
     computed = []
     reference = memo.normalize_text_reference
     monkeypatch.setattr(memo, "normalize_text_reference", lambda t: computed.append(t) or reference(t))
+    remembered: set[int] = set()
     for i, text in enumerate(texts):
-        memo.remember_ahead(texts, i)
+        memo.remember_batch_of(texts, i, remembered)
         if text is not None:
             assert memo.normalized(text) == reference(text)
     assert computed == []  # each text was held when read: none normalized again one by one
+    memo.forget()
+    done: set[int] = set()
+    for start in (28, 24, 20, 16, 12, 8, 4, 0):  # blocks from the last back, as a helper reads them
+        for i in range(start, min(start + 4, len(texts))):
+            memo.remember_batch_of(texts, i, done)
+            if texts[i] is not None:
+                assert memo.normalized(texts[i]) == reference(texts[i])
+    assert computed == [] and done == {0, 4, 8, 12, 16, 20, 24, 28}
     memo.forget()
     memo.remember(texts)  # at once, as before: the first texts are gone by the time they are read
     assert memo.normalized(texts[0]) == reference(texts[0]) and computed == [texts[0]]

@@ -91,15 +91,19 @@ def remember(texts: Iterable[object]) -> int:
     return done
 
 
-def remember_ahead(texts: Sequence[object], position: int) -> None:
-    """At every :data:`BATCH_TEXTS`-th ``position`` of a loop over ``texts``, :func:`remember` the next block.
+def remember_batch_of(texts: Sequence[object], position: int, remembered: set[int]) -> None:
+    """:func:`remember` the :data:`BATCH_TEXTS`-aligned block of ``texts`` that holds ``position``, unless
+    ``remembered`` (the caller's set of block starts, updated here) says it was done. For a loop that may run
+    over its texts in any order of blocks (``runtime.rows_ahead``: a helper goes from the last back).
 
     A table longer than the memo (100,000 citations against :data:`MEMO_TEXTS`) remembered at once kept only
     its last texts by the time the loop read the first, which were then normalized again one by one; a block
     at a time, the texts about to be read are held. Non-``str`` items (a refused row: ``None``) are skipped.
     """
-    if position % BATCH_TEXTS == 0:
-        remember(texts[position : position + BATCH_TEXTS])
+    start = position - position % BATCH_TEXTS
+    if start not in remembered:
+        remembered.add(start)
+        remember(texts[start : start + BATCH_TEXTS])
 
 
 def forget() -> None:
