@@ -91,3 +91,21 @@ def test_no_row_helper_for_a_corpus_over_the_size_bound(tmp_path):
     assert _taken(status) == [0, 0], status
     status, same = _audit(tmp_path, corpus, citations, "fits.jsonl", max_chars=chars)
     assert min(_taken(status)) > 0 and same == rows, status
+
+
+@pytest.mark.skipif(not helper_available(), reason="the helper is forked (Linux only)")
+def test_a_csv_citation_table_gets_the_helper_too(tmp_path):
+    import csv
+    import json
+
+    corpus, citations = _inputs(tmp_path)
+    rows = [json.loads(line) for line in citations.read_text(encoding="utf-8").splitlines()]
+    table = tmp_path / "citations.csv"
+    with table.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=["citation_id", "doc_id", "quote", "claim"])
+        writer.writeheader()
+        writer.writerows(rows)
+    alone, single = _audit(tmp_path, corpus, table, "single.jsonl", "--single-process")
+    status, cold = _audit(tmp_path, corpus, table, "cold.jsonl")
+    assert min(_taken(status)) > 0, status  # pyarrow's CSV reader left its pools running: they are fork-safe
+    assert cold == single and b'"found"' in cold

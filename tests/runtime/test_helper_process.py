@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import pytest
 from claimgate.runtime import helper_process
-from claimgate.runtime.helper_process import HelperProcess, HelperStream, helper_available
+from claimgate.runtime.helper_process import STREAM_MESSAGE_BYTES, HelperProcess, HelperStream, helper_available
 
 pytestmark = pytest.mark.skipif(not helper_available(), reason="the helper is forked (Linux only)")
 
@@ -242,3 +243,33 @@ def test_no_helper_when_a_control_group_has_few_tasks_left(monkeypatch, left, av
 
     monkeypatch.setattr(helper_process, "free_tasks", lambda: left)
     assert helper_process.helper_available() is available
+
+
+def _one_long_message(size: int):
+    yield b"short"
+    yield b"x" * size
+    yield b"never sent"
+
+
+@pytest.mark.skipif(not helper_available(), reason="the helper is forked (Linux only)")
+def test_a_stream_message_longer_than_the_bound_ends_the_child():
+    with HelperStream(_one_long_message, STREAM_MESSAGE_BYTES + 1) as stream:
+        messages = _all_messages(stream)
+    assert messages == [b"short"] and stream.finished
+    with HelperStream(_one_long_message, STREAM_MESSAGE_BYTES) as stream:
+        assert [len(m) for m in _all_messages(stream)] == [5, STREAM_MESSAGE_BYTES, 10]
+
+
+def _stopped():
+    os.kill(os.getpid(), signal.SIGSTOP)
+    return b"never"
+
+
+@pytest.mark.skipif(not helper_available(), reason="the helper is forked (Linux only)")
+def test_closing_ends_a_stopped_child_at_once():
+    helper = HelperProcess(_stopped)
+    process = helper._process
+    time.sleep(0.3)  # it has stopped itself by now
+    started = time.monotonic()
+    helper.close()
+    assert not process.is_alive() and time.monotonic() - started < 1  # not the 2 s wait before SIGKILL

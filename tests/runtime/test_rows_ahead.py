@@ -243,3 +243,65 @@ def test_a_command_process_has_no_thread_a_fork_could_not_survive():
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.strip() == "True"
+
+
+@needs_fork
+def test_records_larger_than_a_pipe_holds_are_taken():
+    def compute(rows):
+        return [(i, "x" * 100_000, os.getpid()) for i in rows]  # a block's record is about 1 MB
+
+    got = rows_ahead.rows_from_both_ends(60, _slow_here(compute, 0.02), _keys, _valid, block_rows=6)
+    assert [v[0] for v in got] == list(range(60)) and all(len(v[1]) == 100_000 for v in got)
+    assert any(v[2] != PARENT for v in got)
+
+
+@needs_fork
+def test_a_stopped_helper_never_holds_the_caller_up():
+    def compute(rows):
+        if os.getpid() != PARENT and rows.start < 150:
+            os.kill(os.getpid(), signal.SIGSTOP)  # a debugger, a job control stop: it never sends again
+        return _slow_here(_values, 0.005)(rows)
+
+    started = time.monotonic()
+    got = rows_ahead.rows_from_both_ends(200, compute, _keys, _valid, block_rows=10)
+    assert time.monotonic() - started < 1.5  # 20 blocks of 5 ms here, and the stopped helper ended at once
+    assert _without_pids(got) == _expected(200)
+    assert any(v[2] != PARENT for v in got[150:])
+
+
+def test_threads_arrow_starts_while_recorded_count_as_fork_safe(tmp_path, monkeypatch):
+    monkeypatch.undo()
+    monkeypatch.setattr(rows_ahead, "_ARROW_TASKS", set())
+    folder = tmp_path / "task"
+
+    def task(tid, name):
+        (folder / str(tid)).mkdir(parents=True)
+        (folder / str(tid) / "comm").write_text(name + "\n")
+
+    task(os.getpid(), "python")
+    with rows_ahead.arrow_threads_recorded(str(folder)):
+        task(os.getpid() + 1, "python")  # a pool thread started by the block
+    assert rows_ahead.fork_safe_threads(str(folder))
+    task(os.getpid() + 2, "python")  # started outside a recorded block
+    assert not rows_ahead.fork_safe_threads(str(folder))
+    with rows_ahead.arrow_threads_recorded(str(folder)):  # another thread was there at the start: none recorded
+        task(os.getpid() + 3, "python")
+    assert rows_ahead._ARROW_TASKS == {os.getpid() + 1}
+
+
+@needs_fork
+def test_a_table_read_by_arrow_leaves_the_process_fork_safe_where_plain_arrow_does_not(tmp_path):
+    table = tmp_path / "citations.csv"
+    table.write_text("citation_id,doc_id,quote\n" + "".join(f"c{i},d{i},a quote {i}\n" for i in range(3000)))
+    code = (
+        "import sys; from claimgate.runtime import rows_ahead; rows_ahead.no_blas_threads(); "
+        "from claimgate.io import tables; import pyarrow.csv as pacsv; "
+        "rows = tables.read_citation_rows(sys.argv[1]) if sys.argv[2] == 'ours' else pacsv.read_csv(sys.argv[1]); "
+        "print(len(rows), rows_ahead.fork_safe_threads())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for reader, expected in (("ours", "3000 True"), ("plain", "3000 False")):
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(table), reader], capture_output=True, text=True, env=env, check=True
+        )
+        assert done.stdout.strip() == expected, (reader, done.stdout, done.stderr)

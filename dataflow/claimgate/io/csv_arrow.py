@@ -31,6 +31,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from claimgate.runtime.rows_ahead import arrow_threads_recorded
+
 #: The strict CSV grammar of ``csv.reader(strict=True)`` with ``,`` and ``"``, as bytes: records of
 #: cells separated by ``,``, ending at ``\\r\\n``, ``\\n`` or ``\\r``; a quoted cell may hold anything with
 #: ``""`` for a quote and must be followed by ``,`` or a line end. Possessive, so a text that does not
@@ -112,15 +114,16 @@ def arrow_csv_rows(raw: bytes, required: tuple[str, ...], case_rows: bool = Fals
         return None
     options = _parse_options()
     try:
-        names = _names(pa.py_buffer(raw), options)
-        if len(set(names)) != len(names) or any(name not in names for name in required):
-            return None
-        table = pacsv.read_csv(
-            pa.py_buffer(raw),
-            parse_options=options,
-            convert_options=_convert_options(names),
-            read_options=pacsv.ReadOptions(use_threads=True),
-        )
+        with arrow_threads_recorded():  # Arrow's pools start here; they survive a fork (runtime.rows_ahead)
+            names = _names(pa.py_buffer(raw), options)
+            if len(set(names)) != len(names) or any(name not in names for name in required):
+                return None
+            table = pacsv.read_csv(
+                pa.py_buffer(raw),
+                parse_options=options,
+                convert_options=_convert_options(names),
+                read_options=pacsv.ReadOptions(use_threads=True),
+            )
     except (pa.ArrowInvalid, pa.ArrowKeyError, ValueError):
         return None
     if table.column_names != names or _too_long(table, names):

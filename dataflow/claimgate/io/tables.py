@@ -20,6 +20,7 @@ from claimgate.errors import IngestionError
 from claimgate.io.csv_arrow import arrow_csv_rows
 from claimgate.io.files import NotRegularFileError, read_regular_bytes, read_utf8_text
 from claimgate.io.json_text import MAX_ROW_NESTING, loads_json, loads_json_row, nesting_depth, repeated_key
+from claimgate.runtime.rows_ahead import arrow_threads_recorded
 
 CASE_TABLE_FORMATS = (".json", ".jsonl", ".csv", ".parquet")
 
@@ -212,7 +213,8 @@ def _read_parquet_rows(path: Path, reason: str) -> list[dict]:
     except OSError as exc:
         raise IngestionError(reason, f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        table = pq.read_table(pa.BufferReader(raw))
+        with arrow_threads_recorded():  # Arrow's pools start here; they survive a fork (runtime.rows_ahead)
+            table = pq.read_table(pa.BufferReader(raw))
     except Exception as exc:  # pyarrow raises several types for a broken file
         raise IngestionError(reason, f"{path.name}: {exc}") from None
     return table.to_pylist()

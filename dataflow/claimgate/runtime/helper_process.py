@@ -12,6 +12,7 @@ context (the child inherits the caller's memory: nothing is pickled on the way i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -20,6 +21,11 @@ from typing import Any
 
 #: Seconds ``HelperProcess.close`` waits for a child it sent SIGTERM before it sends SIGKILL.
 _END_SECONDS = 2.0
+#: Bytes a ``HelperStream`` message may hold at most: with its 4-byte length it is one write of at most
+#: ``PIPE_BUF`` (4,096 bytes on Linux), which a pipe delivers whole, so a reader that sees one waiting never
+#: waits for the rest of it (a child stopped in the middle of a longer one would hold the reader up). A child
+#: that yields a longer message ends there, as one that fails.
+STREAM_MESSAGE_BYTES = 512
 
 
 #: A per-user process limit (``ulimit -u``) below this leaves no helper: one more process could take the last
@@ -101,6 +107,8 @@ def _run(send: Any, receive: Any, compute: Callable[..., Any], args: tuple, stre
     try:
         if stream:
             for message in compute(*args):
+                if len(message) > STREAM_MESSAGE_BYTES:
+                    os._exit(1)
                 send.send_bytes(message)
         else:
             send.send_bytes(compute(*args))
@@ -161,6 +169,8 @@ class HelperProcess:
             self._receive = None
         if self._process is not None and self._process.exitcode is None:
             self._process.terminate()
+            with contextlib.suppress(OSError):  # a stopped child (SIGSTOP, a debugger) acts on SIGTERM once it runs
+                os.kill(self._process.pid, signal.SIGCONT)
             self._process.join(timeout=_END_SECONDS)
             if self._process.exitcode is None:  # SIGTERM reached it before its handlers were reset
                 self._process.kill()
@@ -174,7 +184,8 @@ class HelperProcess:
 
 
 class HelperStream(HelperProcess):
-    """``compute(*args)``, a generator of ``bytes`` messages, in a forked child started at construction.
+    """``compute(*args)``, a generator of ``bytes`` messages of at most :data:`STREAM_MESSAGE_BYTES` each (a
+    place in a file the two share, say), in a forked child started at construction.
 
     ``arrived()`` gives the messages the child has sent since it was last asked, without waiting; ``finished``
     is True once the child has ended (all its messages read) or was never started. A child that fails or is

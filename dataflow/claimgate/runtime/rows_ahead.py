@@ -7,23 +7,30 @@ index and the citations (nothing is pickled on the way in), so it can work out t
 works out the first ones (docs/audit-rules.md, "Auditing rows from both ends").
 
 What it refuses to do: let the helper decide anything, or change a row. The helper runs the caller's own
-``compute`` on the caller's own rows and sends each block's values back as a pickled record; a record is taken
+``compute`` on the caller's own rows and writes each block's values as a pickled record to an unnamed temporary
+file (``tempfile.TemporaryFile``: no name in any folder, mode ``0o600``), sending only the record's place over
+the pipe once it is written: a notice of 16 bytes arrives whole or not at all, so a helper stopped in the
+middle of a record (SIGSTOP, a debugger) never holds this process up, as a record in the pipe would. A record is taken
 only when its block number, rows and :func:`rows_check` of the rows' inputs are those of the block this process
 is at, and it holds one value per row that the caller's ``valid`` accepts. Anything else (a helper that failed,
 was killed, or sent a damaged record) is ignored and this process computes that block itself. It never waits for
 the helper, so the values are the same, in the same order, with or without one.
 
-It forks only from a process whose threads are its main thread and jemalloc's background thread (pyarrow's
-allocator, whose fork handlers stop and restart it): another thread could hold a lock the child would then
-wait on forever (:func:`fork_safe_threads`). The command asks OpenBLAS for no threads of its own
+It forks only from a process whose threads are its main thread, jemalloc's background thread (pyarrow's
+allocator, whose fork handlers stop and restart it) and the threads of Arrow's pools seen starting
+(:func:`arrow_threads_recorded`): another thread could hold a lock the child would then wait on forever
+(:func:`fork_safe_threads`). The command asks OpenBLAS for no threads of its own
 (:func:`no_blas_threads`), since it does no linear algebra.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import struct
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -38,23 +45,51 @@ BLOCK_ROWS = 64
 MIN_ROWS = 1024
 #: Threads (by the name the kernel shows, ``/proc/self/task/*/comm``) that survive a fork safely.
 FORK_SAFE_THREADS = frozenset({"jemalloc_bg_thd"})
+_ARROW_TASKS: set[int] = set()  # thread ids Arrow's pools were seen to start (arrow_threads_recorded)
 _RECORD_FIELDS = 5
+_NOTICE = struct.Struct("<qq")  # a record's offset in the helper's file and its length (bytes)
 
 
 def fork_safe_threads(task_folder: str = "/proc/self/task") -> bool:
-    """Whether every thread of this process but the calling one is in :data:`FORK_SAFE_THREADS` (``False`` when
-    the threads cannot be listed). Python threads, an executor's workers, a progress bar's monitor: not safe."""
+    """Whether every thread of this process but the calling one is in :data:`FORK_SAFE_THREADS` or was started
+    by Arrow inside :func:`arrow_threads_recorded` (``False`` when the threads cannot be listed). Python
+    threads, an executor's workers, a progress bar's monitor: not safe."""
     try:
         tasks = os.listdir(task_folder)
         names = []
         for task in tasks:
-            if int(task) == os.getpid():  # the main thread (a task id equal to the process id)
+            if int(task) == os.getpid() or int(task) in _ARROW_TASKS:  # the main thread; Arrow's pools
                 continue
             with open(os.path.join(task_folder, task, "comm"), encoding="utf-8", errors="replace") as comm:
                 names.append(comm.read().strip())
     except (OSError, ValueError):
         return False
     return all(name in FORK_SAFE_THREADS for name in names)
+
+
+@contextlib.contextmanager
+def arrow_threads_recorded(task_folder: str = "/proc/self/task") -> Iterator[None]:
+    """Around a pyarrow call that starts Arrow's CPU or I/O thread pool (its CSV and Parquet readers do, even
+    with ``use_threads=False``): the threads that appear meanwhile count as fork-safe, since Arrow's pools
+    re-create themselves in a forked child (apache/arrow, "Make thread pool fork-safe", ARROW-2963).
+
+    Recorded only when the process has no other thread at the start (:func:`fork_safe_threads`), so no
+    thread of anyone else's can start meanwhile and be taken for Arrow's. Raises what the block raises.
+    """
+    before = _task_ids(task_folder) if fork_safe_threads(task_folder) else None
+    try:
+        yield
+    finally:
+        if before is not None:
+            _ARROW_TASKS.update(_task_ids(task_folder) - before)
+
+
+def _task_ids(task_folder: str) -> set[int]:
+    """The thread ids of this process (an empty set when they cannot be listed)."""
+    try:
+        return {int(task) for task in os.listdir(task_folder)}
+    except (OSError, ValueError):
+        return set()
 
 
 def no_blas_threads() -> None:
@@ -90,8 +125,36 @@ def _blocks_from_the_end(compute: Callable, keys: Callable, blocks: list[range])
         )
 
 
-def _fields_of(record: bytes) -> tuple | None:
+def _written_from_the_end(fd: int, compute: Callable, keys: Callable, blocks: list[range]) -> Iterator[bytes]:
+    """The helper's body: write each record of :func:`_blocks_from_the_end` to ``fd`` whole, then yield its
+    notice (``_NOTICE``: offset, length)."""
+    offset = 0
+    for record in _blocks_from_the_end(compute, keys, blocks):
+        view, written = memoryview(record), 0
+        while written < len(view):
+            written += os.write(fd, view[written:])
+        yield _NOTICE.pack(offset, len(record))
+        offset += len(record)
+
+
+def _record_at(fd: int, notice: bytes) -> bytes | None:
+    """The record a notice places in the helper's file, or ``None`` (a notice of another shape, a short read)."""
+    if len(notice) != _NOTICE.size:
+        return None
+    offset, length = _NOTICE.unpack(notice)
+    if offset < 0 or length < 0:
+        return None
+    try:
+        record = os.pread(fd, length, offset)
+    except OSError:
+        return None
+    return record if len(record) == length else None
+
+
+def _fields_of(record: bytes | None) -> tuple | None:
     """The fields of a record (number, start, stop, check, values), or ``None`` for bytes of another shape."""
+    if record is None:
+        return None
     try:
         fields = pickle.loads(record)  # noqa: S301 - written by this process's own fork (see the module)
     except Exception:  # noqa: BLE001 - a damaged record is no block
@@ -136,18 +199,25 @@ def rows_from_both_ends(
     ``compute`` raises in this process (the helper's failures are its own: it then sends no more).
     """
     blocks = block_ranges(n_rows, BLOCK_ROWS if block_rows is None else block_rows)
-    stream = None
+    stream = file = None
     if helper and n_rows >= MIN_ROWS and len(blocks) > 1 and fork_safe_threads():
+        try:
+            file = tempfile.TemporaryFile(prefix="claimgate-rows-")
+        except OSError:  # no temporary file: no helper
+            file = None
+    if file is not None:
         with warnings.catch_warnings():  # 3.12+ warns of any thread at a fork: the ones left are fork-safe (above)
             warnings.simplefilter("ignore", DeprecationWarning)
-            stream = HelperStream(_blocks_from_the_end, compute, keys, blocks)
+            stream = HelperStream(_written_from_the_end, file.fileno(), compute, keys, blocks)
     out: list = []
     arrived: dict[object, tuple] = {}
     try:
         for number, rows in enumerate(blocks):
             if stream is not None and not stream.finished:
-                for fields in filter(None, map(_fields_of, stream.arrived())):
-                    arrived[fields[0]] = fields
+                for notice in stream.arrived():
+                    fields = _fields_of(_record_at(file.fileno(), notice))
+                    if fields is not None:
+                        arrived[fields[0]] = fields
             fields = arrived.pop(number, None)
             values = None
             if fields is not None:
@@ -160,4 +230,6 @@ def rows_from_both_ends(
     finally:
         if stream is not None:
             stream.close()
+        if file is not None:
+            file.close()
     return out
