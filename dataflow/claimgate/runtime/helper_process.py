@@ -117,6 +117,29 @@ def _run(send: Any, receive: Any, compute: Callable[..., Any], args: tuple, stre
     os._exit(0)
 
 
+def write_whole(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may write less at a time). Raises ``OSError`` as it does.
+
+    For a helper that writes its records to a file the two processes share and sends only their places
+    (:data:`STREAM_MESSAGE_BYTES`): a record is whole in the file before its place is sent.
+    """
+    view, written = memoryview(data), 0
+    while written < len(view):
+        written += os.write(fd, view[written:])
+
+
+def read_place(fd: int, offset: int, length: int) -> bytes | None:
+    """The ``length`` bytes at ``offset`` of ``fd`` (read with ``os.pread``), or ``None`` for a negative place,
+    a failed read or fewer bytes than that (raises nothing): a place a helper sent, read back."""
+    if offset < 0 or length < 0:
+        return None
+    try:
+        data = os.pread(fd, length, offset)
+    except OSError:
+        return None
+    return data if len(data) == length else None
+
+
 class HelperProcess:
     """``compute(*args)`` (returning ``bytes``) in a forked child, started at construction.
 

@@ -35,7 +35,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from claimgate.runtime.helper_process import HelperStream
+from claimgate.runtime.helper_process import HelperStream, read_place, write_whole
 
 #: Rows per block: small enough that the two processes meet within a few milliseconds of each other, large
 #: enough that a record's pickling is a small share of the block's work (a citation takes 0.1 to 0.2 ms here).
@@ -55,15 +55,15 @@ def fork_safe_threads(task_folder: str = "/proc/self/task") -> bool:
     """Whether every thread of this process but the calling one is in :data:`FORK_SAFE_THREADS` or was started
     by Arrow inside :func:`arrow_threads_recorded` (``False`` when the threads cannot be listed). Python
     threads, an executor's workers, a progress bar's monitor: not safe."""
+    tasks = _task_ids(task_folder)
+    if tasks is None:
+        return False
+    names = []
     try:
-        tasks = os.listdir(task_folder)
-        names = []
-        for task in tasks:
-            if int(task) == os.getpid() or int(task) in _ARROW_TASKS:  # the main thread; Arrow's pools
-                continue
-            with open(os.path.join(task_folder, task, "comm"), encoding="utf-8", errors="replace") as comm:
+        for task in sorted(tasks - _ARROW_TASKS - {os.getpid()}):  # not the main thread, nor Arrow's pools
+            with open(os.path.join(task_folder, str(task), "comm"), encoding="utf-8", errors="replace") as comm:
                 names.append(comm.read().strip())
-    except (OSError, ValueError):
+    except OSError:
         return False
     return all(name in FORK_SAFE_THREADS for name in names)
 
@@ -81,16 +81,17 @@ def arrow_threads_recorded(task_folder: str = "/proc/self/task") -> Iterator[Non
     try:
         yield
     finally:
-        if before is not None:
-            _ARROW_TASKS.update(_task_ids(task_folder) - before)
+        after = _task_ids(task_folder) if before is not None else None
+        if after is not None:
+            _ARROW_TASKS.update(after - before)
 
 
-def _task_ids(task_folder: str) -> set[int]:
-    """The thread ids of this process (an empty set when they cannot be listed)."""
+def _task_ids(task_folder: str) -> set[int] | None:
+    """The thread ids of this process (``None`` when they cannot be listed)."""
     try:
         return {int(task) for task in os.listdir(task_folder)}
     except (OSError, ValueError):
-        return set()
+        return None
 
 
 def no_blas_threads() -> None:
@@ -131,25 +132,14 @@ def _written_from_the_end(fd: int, compute: Callable, keys: Callable, blocks: li
     notice (``_NOTICE``: offset, length)."""
     offset = 0
     for record in _blocks_from_the_end(compute, keys, blocks):
-        view, written = memoryview(record), 0
-        while written < len(view):
-            written += os.write(fd, view[written:])
+        write_whole(fd, record)
         yield _NOTICE.pack(offset, len(record))
         offset += len(record)
 
 
 def _record_at(fd: int, notice: bytes) -> bytes | None:
     """The record a notice places in the helper's file, or ``None`` (a notice of another shape, a short read)."""
-    if len(notice) != _NOTICE.size:
-        return None
-    offset, length = _NOTICE.unpack(notice)
-    if offset < 0 or length < 0:
-        return None
-    try:
-        record = os.pread(fd, length, offset)
-    except OSError:
-        return None
-    return record if len(record) == length else None
+    return read_place(fd, *_NOTICE.unpack(notice)) if len(notice) == _NOTICE.size else None
 
 
 def _fields_of(record: bytes | None) -> tuple | None:

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claimgate.runtime.helper_process import HelperStream, helper_available
+from claimgate.runtime.helper_process import HelperStream, helper_available, read_place, write_whole
 
 if TYPE_CHECKING:
     from claimgate.audit.index.chunk_facts import ChunkFacts
@@ -131,10 +131,8 @@ def _chunks_from_the_end(fd: int, corpus_path: str, max_source_bytes: int, max_c
         for number in reversed(range(len(ranges))):
             numbers = ranges[number]
             originals = [documents[doc_ids[k]] for k in numbers]
-            record = memoryview(chunk_record(number, numbers, chunk_facts(normalized_chunk(originals))))
-            written = 0
-            while written < len(record):
-                written += os.write(fd, record[written:])
+            record = chunk_record(number, numbers, chunk_facts(normalized_chunk(originals)))
+            write_whole(fd, record)
             yield _NOTICE.pack(number, offset, len(record))
             offset += len(record)
 
@@ -172,12 +170,8 @@ class ChunksAhead:
         place = self._places.pop(number, None)
         if place is None or self._file is None:
             return None
-        offset, length = place
-        try:
-            record = os.pread(self._file.fileno(), length, offset) if length >= 0 and offset >= 0 else b""
-        except OSError:
-            return None
-        facts = facts_of_record(record, number, numbers, originals) if len(record) == length else None
+        record = read_place(self._file.fileno(), *place)
+        facts = facts_of_record(record, number, numbers, originals) if record is not None else None
         self.taken += facts is not None
         return facts
 
