@@ -18,7 +18,10 @@ refreshes, then checks one answer). Each warm output is compared byte for byte w
 output over the same documents (exit 1 if any differs). Then the index step alone, in this
 process (medians): a cold build, a warm load (hash + load), the warm step after one edit (hash,
 read the previous index as a base, normalize one document, gather the parts, splice the
-postings, store the new file) and ``Audit.refreshed`` in memory (no file).
+postings, store the new file) and ``Audit.refreshed`` in memory (no file). And the API's whole audit in
+this process (its imports done first): ``Audit.from_corpus(edited corpus file)`` then ``check`` of all the
+citations and of the first ``--few``, cold (no cache) against warm after one edit (``cache=`` a fresh copy
+of the unedited corpus's cache), the two result frames compared (exit 1 if they differ).
 
 HTML extraction (target 5): up to ``--html-pages`` real HTML pages found on this machine
 (``/usr/share/doc``, this Python's ``site-packages``, rustup's documentation), copied into a folder
@@ -139,6 +142,27 @@ def index_step(folder: Path, docs: dict[str, str], repeat: int) -> dict[str, flo
         clocked("refreshed_in_memory", cached, documents, None, build_corpus_index, base=base_index)
     return {**{k: statistics.median(v) for k, v in times.items()},
             **{f"{k}_cpu": statistics.median(v) for k, v in cpu.items()}}  # fmt: skip
+
+
+def api_audit(folder: Path, citations: Path, repeat: int) -> dict:
+    """Medians, in this process, of ``Audit.from_corpus(file[, cache=...]).check(citations)``, cold, after an edit."""
+    from claimgate import Audit
+
+    rows = [json.loads(line) for line in citations.read_text(encoding="utf-8").splitlines() if line.strip()]
+    Audit.from_corpus({"d": "imports done first"}).check([{"citation_id": "c", "doc_id": "d", "quote": "imports done"}])
+    runs: dict[str, list[float]] = {"cold": [], "warm_one_edit": []}
+    identical = True
+    for r in range(repeat):
+        corpus = folder / f"corpus-edit-{r}.json"  # written by whole_process
+        t0 = time.perf_counter()
+        cold = Audit.from_corpus(corpus).check(rows)
+        runs["cold"].append(time.perf_counter() - t0)
+        cache = fresh_copy(folder / "cache-base", folder / "cache-api")
+        t0 = time.perf_counter()
+        warm = Audit.from_corpus(corpus, cache=cache).check(rows)
+        runs["warm_one_edit"].append(time.perf_counter() - t0)
+        identical &= cold.to_json(orient="records") == warm.to_json(orient="records")
+    return {**{k: statistics.median(v) for k, v in runs.items()}, "identical": identical}
 
 
 def per_document_store_floor(folder: Path, docs: dict[str, str], repeat: int) -> dict[str, float]:
@@ -263,7 +287,7 @@ def main() -> int:
         print("| corpus | citations | cold s (CPU) | warm unchanged s (CPU) | warm one edit s (CPU) | "
               "cold / warm one edit, wall (CPU) | cold / warm unchanged, wall (CPU) | outputs identical |")  # fmt: skip
         print("|---|---:|---:|---:|---:|---:|---:|---|")
-        steps, floors = {}, {}
+        steps, floors, api = {}, {}, {}
         for shape in args.shapes.split(","):
             folder = root / f"{shape}-{args.docs}"
             folder.mkdir(parents=True, exist_ok=True)
@@ -274,6 +298,8 @@ def main() -> int:
             chars = sum(map(len, docs.values()))
             for citations, n in ((folder / "citations.jsonl", args.citations), (few, min(args.few, len(lines)))):
                 runs = whole_process(folder, docs, citations, args.repeat)
+                api[shape, n] = api_audit(folder, citations, args.repeat)
+                ok &= api[shape, n]["identical"]
                 ok &= runs["identical"]
                 r = runs
                 print(f"| {shape}: {len(docs):,} docs, {chars / 1e6:.1f} M chars | {n:,} | "
@@ -295,6 +321,12 @@ def main() -> int:
                   f"{t['refreshed_in_memory']:.3f} | **{t['cold'] / t['warm_one_edit']:.1f}x** "
                   f"({t['cold_cpu'] / t['warm_one_edit_cpu']:.1f}x) | "
                   f"{t['cold'] / t['refreshed_in_memory']:.1f}x |")  # fmt: skip
+        print("\nThe API's whole audit, in process, imports done (medians; Audit.from_corpus(file[, cache]).check):\n")
+        print("| corpus | citations | cold s | warm one edit s | cold / warm one edit | results identical |")
+        print("|---|---:|---:|---:|---:|---|")
+        for (shape, n), a in api.items():
+            print(f"| {shape} | {n:,} | {a['cold']:.2f} | {a['warm_one_edit']:.3f} | "
+                  f"**{a['cold'] / a['warm_one_edit']:.1f}x** | {a['identical']} |")  # fmt: skip
         print("\nThe per-document store (one file per part), its floor: reading every part back, digests checked,")
         print("beside the one index file the cache reads as a base (digest checked):\n")
         print("| corpus | one file per document s | one index file s (MB) |")
