@@ -176,3 +176,29 @@ def test_a_dask_local_cluster_is_closed_when_its_run_is_terminated(big_inputs, t
     assert "Traceback" not in err
     assert err.splitlines()[-1] == "error: interrupted by SIGTERM; no partial output was left"
     assert not output.exists() and temporaries(output) == []
+
+
+def test_main_called_in_process_gives_back_the_callers_handlers():
+    # A notebook, a test or a service running a command in its own process keeps its own handlers.
+    script = (
+        "import signal, sys\n"
+        "from claimgate.cli.main import main\n"
+        "def own(signum, frame): print('own handler ran')\n"
+        "signal.signal(signal.SIGTERM, own)\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+        "hook = sys.unraisablehook\n"
+        "try:\n"
+        "    main(['demo', '--help'])  # argparse ends it with SystemExit\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert signal.getsignal(signal.SIGTERM) is own, signal.getsignal(signal.SIGTERM)\n"
+        "status = main(['--version'])\n"
+        "assert signal.getsignal(signal.SIGTERM) is own, signal.getsignal(signal.SIGTERM)\n"
+        "assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN\n"
+        "assert sys.unraisablehook is hook\n"
+        "signal.raise_signal(signal.SIGTERM)\n"
+        "print('status', status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("own handler ran\nstatus 0\n")

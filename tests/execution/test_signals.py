@@ -19,6 +19,7 @@ def handlers():
     for signum in signals.TERMINATION_SIGNALS:  # as a shell starts a command, whatever started pytest (nohup)
         signal.signal(signum, signal.SIG_DFL)
     yield
+    signals.restore_termination_handlers()
     signals.disarm_exit_deadline()  # this process goes on after the signal it sent itself
     for signum, handler in saved.items():
         signal.signal(signum, handler)
@@ -100,3 +101,54 @@ def test_a_run_that_cleans_up_in_time_keeps_its_own_status():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50)
     assert done.returncode == 143
     assert done.stderr == "error: interrupted by SIGTERM; no partial output was left\n"
+
+
+def test_restoring_puts_back_each_handler_and_the_unraisable_hook(handlers):
+    def own_handler(signum, frame):  # a caller's own handler (a service, a notebook)
+        pass
+
+    signal.signal(signal.SIGTERM, own_handler)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup: never replaced, so left as it is
+    hook = sys.unraisablehook
+    try:
+        signals.install_termination_handlers()
+        assert signal.getsignal(signal.SIGTERM) is signals._raise_terminated
+        signals.install_termination_handlers()  # a second install keeps the first handler it replaced
+        signals.restore_termination_handlers()
+        assert signal.getsignal(signal.SIGTERM) is own_handler
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert sys.unraisablehook is hook
+        signals.restore_termination_handlers()  # nothing left to put back: changes nothing
+        assert signal.getsignal(signal.SIGTERM) is own_handler
+    finally:
+        sys.unraisablehook = hook
+
+
+def test_after_a_handled_signal_the_next_run_still_respects_a_parents_ignore(handlers):
+    # The run's handler sets both signals to SIG_IGN while it cleans up; restored, the next run
+    # must see the caller's handlers, not take the parent's SIG_IGN for one of its own.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signals.install_termination_handlers()
+    with pytest.raises(signals.Terminated):
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # bytecodes for the handler to run on
+            pass
+    signals.restore_termination_handlers()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    signals.install_termination_handlers()
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is signals._raise_terminated
+    signals.restore_termination_handlers()
+
+
+def test_a_second_install_after_a_handled_signal_leaves_a_parents_ignore(handlers):
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    signals.install_termination_handlers()
+    with pytest.raises(signals.Terminated):
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # bytecodes for the handler to run on
+            pass
+    signals.install_termination_handlers()  # the next run, without a restore in between
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is signals._raise_terminated

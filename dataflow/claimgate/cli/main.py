@@ -162,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Ctrl-C, SIGTERM and SIGHUP give 130, 143 and 129 with one line on stderr wherever they land once the
     handlers are installed: while the command runs, and while its parser and module are being loaded.
+    The SIGTERM/SIGHUP handlers that were there before are put back when it returns
+    (``runtime.signals.restore_termination_handlers``): a caller running a command in its own process
+    keeps its own.
     """
     safe_console()  # a character the terminal cannot show is printed as an escape, never a crash
     rows_ahead.no_blas_threads()  # before numpy is imported: the command does no linear algebra
@@ -170,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         return _parsed_and_run(argv)
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: 130, 143, 129
         return signals.interrupted_status(exc)
+    finally:
+        signals.restore_termination_handlers()
 
 
 def _parsed_and_run(argv: list[str] | None) -> int:

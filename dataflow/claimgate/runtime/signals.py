@@ -55,6 +55,8 @@ _deferral: dict = {"depth": 0, "pending": None}
 _received: dict = {"signum": None}
 #: Signals the handler set to ``SIG_IGN`` itself (not a parent's ``nohup``): installed again by the next run.
 _ignored_by_us: set = set()
+#: The handlers ``install_termination_handlers`` replaced, by signal: ``restore_termination_handlers`` puts them back.
+_replaced_handlers: dict = {}
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
@@ -67,8 +69,8 @@ def _raise_terminated(signum: int, frame: object) -> None:
     # Ignore further termination signals while cleaning up: a second SIGTERM (some
     # supervisors repeat it) must not interrupt the clean-up of the first.
     for other in TERMINATION_SIGNALS:
-        signal.signal(other, signal.SIG_IGN)
-        _ignored_by_us.add(other)
+        if signal.signal(other, signal.SIG_IGN) is not signal.SIG_IGN:  # a parent's SIG_IGN stays the parent's
+            _ignored_by_us.add(other)
     _received["signum"] = signum
     _arm_exit_deadline(signum)
     if _deferral["depth"]:
@@ -193,9 +195,31 @@ def install_termination_handlers() -> bool:
         sys.unraisablehook = _swallowed_terminated
     for signum in TERMINATION_SIGNALS:
         if signal.getsignal(signum) is signal.SIG_IGN and signum not in ours:
+            _replaced_handlers.pop(signum, None)  # ignored by the caller now: nothing of ours to undo
             continue
-        signal.signal(signum, _raise_terminated)
+        replaced = signal.signal(signum, _raise_terminated)
+        if replaced is not _raise_terminated and not (replaced is signal.SIG_IGN and signum in ours):
+            _replaced_handlers[signum] = replaced  # the caller's, not an earlier run's of this process
     return True
+
+
+def restore_termination_handlers() -> None:
+    """Put back the SIGTERM/SIGHUP handlers and the unraisable hook ``install_termination_handlers`` replaced.
+
+    ``main`` calls it when the command returns, so a caller that runs a command in its own process
+    (a notebook, a test, a service) keeps the handlers it had. A handler that was set outside Python
+    (``signal.getsignal`` gives ``None``) cannot be set again from Python: that signal is left at its
+    default action. Does nothing outside the main thread or in a forked child. A signal the run
+    received still ends the process as before (its exit deadline stays armed).
+    """
+    if threading.current_thread() is not threading.main_thread() or _installed_in["pid"] != os.getpid():
+        return
+    for signum, handler in _replaced_handlers.items():
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    _ignored_by_us.clear()  # what the run's handler set aside is back as the caller had it
+    _replaced_handlers.clear()
+    if sys.unraisablehook is _swallowed_terminated:
+        sys.unraisablehook = _previous_unraisablehook["hook"]
 
 
 def interrupted_status(exc: KeyboardInterrupt, stream: TextIO | None = None) -> int:
