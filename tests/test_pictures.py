@@ -290,7 +290,7 @@ def test_the_mermaid_export_is_the_same_whatever_the_hash_seed():
     assert len(_outputs_by_seed("from claimgate import pictures; print(pictures.mermaid_dag(), end='')")) == 1
 
 
-@pytest.mark.parametrize("control", ["\u202e", "\u2066", "\u200b", "\x07", "\u2028", "\ue000"])
+@pytest.mark.parametrize("control", ["\u202e", "\u2066", "\u200b", "\x07", "\u2028", "\ue000", "\r"])
 def test_a_case_id_with_a_bidi_or_invisible_control_is_drawn_with_a_visible_tag(control):
     source = pictures.case_graph(drivers.gate_driver(), f"../evil{control}case", "validated_requests").source
     assert control not in source
@@ -298,6 +298,18 @@ def test_a_case_id_with_a_bidi_or_invisible_control_is_drawn_with_a_visible_tag(
     svg = pictures.svg_text(source)
     if svg is not None:  # with Graphviz installed: the picture itself
         assert control not in svg and f"⟨U+{ord(control):04X}⟩" in svg
+
+
+@pytest.mark.parametrize(
+    "case_id, title", [('a\nb(c) [x="y"];', "a⟨U+000A⟩b(c) [x=&quot;y&quot;];"), ("a\tb(c)", "a⟨U+0009⟩b(c)")]
+)
+def test_a_case_id_with_a_newline_or_a_tab_and_dot_syntax_is_drawn_on_one_line(case_id, title):
+    source = pictures.case_graph(drivers.gate_driver(), case_id, "validated_requests").source
+    assert f"case {title.replace('&quot;', chr(92) + chr(34))}: decided at validated_requests" in source
+    if pictures.find_renderer() is None:
+        pytest.skip("no Graphviz renderer installed")
+    svg = pictures.svg_text(source)
+    assert svg is not None and f"case {title}: decided at validated_requests" in svg
 
 
 @pytest.mark.parametrize("case_id", ["a\\lb", "c:\\Users\\G", "\\N\\G\\E\\T\\H", "end\\", "two\\\\ones"])

@@ -24,11 +24,12 @@ def shown_as_tag(ch: str) -> bool:
 
 
 def visible_controls(text: str) -> str:
-    """``text`` (plain text, for a picture's label) with each character :func:`shown_as_tag` written as
-    ``⟨U+XXXX⟩``: a case id holding U+202E cannot reverse the title it is drawn in."""
+    """``text`` (plain text, for a picture's one-line title) with each character of :data:`SHOWN_CATEGORIES`
+    written as ``⟨U+XXXX⟩``, tab and newline too (a title is one line; unlike a page, which keeps them): a case
+    id holding U+202E cannot reverse the title it is drawn in, nor a newline break the picture's DOT text."""
     if text.isascii() and text.isprintable():
         return text
-    return "".join(f"⟨U+{ord(ch):04X}⟩" if shown_as_tag(ch) else ch for ch in text)
+    return "".join(f"⟨U+{ord(ch):04X}⟩" if unicodedata.category(ch) in SHOWN_CATEGORIES else ch for ch in text)
 
 
 #: Every character ``str.splitlines`` ends a line at (``"\r\n"`` is one terminator of two of them).

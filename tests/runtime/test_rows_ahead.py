@@ -60,8 +60,22 @@ def _expected(n):
 
 
 @needs_fork
+def _first_block_late_in_the_helper(compute, seconds: float = 30.0):
+    """``compute``, with the helper's last block (the one holding row 0) held back: this process computes it."""
+
+    def held(rows):
+        if os.getpid() != PARENT and 0 in rows:
+            time.sleep(seconds)  # ended by the helper's close long before
+        return compute(rows)
+
+    return held
+
+
 def test_the_helpers_blocks_are_taken_in_row_order():
-    got = rows_ahead.rows_from_both_ends(200, _slow_here(_values), _keys, _valid, block_rows=8)
+    # Both must compute some whatever the load: the helper cannot reach row 0 in time (held back), and this
+    # process, slowed to 0.05 s a block, leaves the helper 1.2 s to send the last blocks.
+    compute = _first_block_late_in_the_helper(_slow_here(_values, 0.05))
+    got = rows_ahead.rows_from_both_ends(200, compute, _keys, _valid, block_rows=8)
     assert _without_pids(got) == _expected(200)
     pids = [v[2] for v in got]
     helper = [p for p in pids if p != PARENT]

@@ -189,7 +189,9 @@ class Audit:
         judge: what each ellipsis left out, as spans), ``judge`` (dict or None), ``model_calls`` (int64);
         with ``diagnose`` (the default) then ``diagnosis`` (object: the near-miss diagnosis of a rejected
         citation, else None; see docs/audit-rules.md, "Diagnosis"). Verdicts are the same either way.
-        A bad row is ``invalid_citation``; nothing is raised for one row. ``ledger``: a ``.jsonl`` path to
+        A bad row is ``invalid_citation``; nothing is raised for one row. Raises ``TypeError`` when
+        ``citations`` is a string, bytes or one mapping instead of rows, and ``ValueError`` when
+        ``min_tokens`` or ``window_chars`` is not a whole number of at least 1. ``ledger``: a ``.jsonl`` path to
         append one ledger row per citation to, for a later recheck (docs/recheck-rules.md, "The ledger").
         """
         match = MatchSettings(min_tokens=min_tokens, window_chars=window_chars)

@@ -50,8 +50,13 @@ def table_rows(cases: Iterable[Mapping] | pd.DataFrame) -> list:
 
     From a frame, a missing cell (``None``/``NaN``) means the field is absent, and a NumPy array cell
     (a list column read by ``pandas.read_parquet``) becomes a list; other values are passed as they are.
+    Raises ``TypeError`` for a string, bytes or a single mapping (a row, not a table of rows) and for
+    what is not iterable; a row that is not a mapping is the table reader's to refuse, row by row.
     """
     if not isinstance(cases, pd.DataFrame):
+        if isinstance(cases, (str, bytes, bytearray, Mapping)) or not isinstance(cases, Iterable):
+            kind = "a single row (wrap it in a list)" if isinstance(cases, Mapping) else type(cases).__name__
+            raise TypeError(f"expected rows (a list of dicts or a DataFrame), not {kind}")
         return list(cases)
     rows = []
     for record in cases.to_dict("records"):
@@ -224,7 +229,8 @@ class Gate:
         absent field; a NumPy array cell is a list). Returns the ``gate_results`` frame: ``position``
         (int64), ``case_id`` (object), ``status``, ``reason``, ``error``, ``detail``, ``decided_at``
         (str), ``result`` (object: the result object). A bad row is refused on its own, as in the
-        ``gate`` command. Raises ``IngestionError`` when a pinned file of any case's candidates changed.
+        ``gate`` command. Raises ``IngestionError`` when a pinned file of any case's candidates changed,
+        ``TypeError`` when ``cases`` is a string, bytes or one mapping instead of rows (``table_rows``).
         ``ledger``: a ``.jsonl`` path to append one row per prepared request to, for a later recheck
         (docs/recheck-rules.md, "Prepared requests").
         """

@@ -144,6 +144,23 @@ def test_insufficient_short_fragment(index):
     assert (r["verdict"], r["reason"]) == ("insufficient_quote", "fragment_too_short")
 
 
+@given(n_words=st.integers(1, 6), min_tokens=st.integers(1, 6))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_without_an_ellipsis_min_tokens_alone_decides_and_with_one_each_fragment_needs_its_own(
+    index, n_words, min_tokens
+):
+    # docs/audit-rules.md, "Minimum evidence": the per-fragment minimum is for ellipsis fragments only.
+    words = "supplier is not entitled to raise".split()[:n_words]
+    r = audit(" ".join(words), "supply", index, min_tokens=min_tokens)
+    assert (r["verdict"] == "found") == (n_words >= min_tokens)
+    if n_words < min_tokens:
+        assert r["reason"] == "too_few_tokens"
+    elided = audit(" ".join(words) + " ... during the term of this agreement", "supply", index, min_tokens=min_tokens)
+    assert (elided["verdict"] == "found") == (n_words >= 3)  # the default min_fragment_tokens
+    if n_words < 3:
+        assert elided["reason"] == "fragment_too_short"
+
+
 def test_min_tokens_is_a_parameter(index):
     assert audit("raise prices", "supply", index, min_tokens=2, min_fragment_tokens=2)["verdict"] == "found"
 

@@ -304,8 +304,8 @@ def insufficient_reason(parsed: ParsedQuote | None, min_tokens: int, min_fragmen
         return "empty_quote"
     if sum(f.evidence for f in parsed.fragments) < WORD_EVIDENCE * min_tokens:
         return "too_few_tokens"
-    if any(f.evidence < WORD_EVIDENCE * min_fragment_tokens for f in parsed.fragments):
-        return "fragment_too_short"
+    if parsed.has_ellipsis and any(f.evidence < WORD_EVIDENCE * min_fragment_tokens for f in parsed.fragments):
+        return "fragment_too_short"  # only an ellipsis makes fragments: without one, min_tokens decides alone
     return None
 
 

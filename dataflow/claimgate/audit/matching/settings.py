@@ -28,3 +28,11 @@ class MatchSettings:
     min_fragment_tokens: int = 3
     window_chars: int = 2000
     max_steps: int = MATCH_STEP_LIMIT
+
+    def __post_init__(self) -> None:
+        """Raises ``ValueError`` naming the first setting that is not a whole number of at least 1 (``max_steps``:
+        at least 0, a budget that refuses every match as ``match_too_complex``)."""
+        for name, least in (("min_tokens", 1), ("min_fragment_tokens", 1), ("window_chars", 1), ("max_steps", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")
