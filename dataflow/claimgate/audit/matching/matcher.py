@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex, _holds
 from claimgate.audit.matching.code_and_case import SOURCE_OPENERS, punctuation, source_is_code_shaped
-from claimgate.audit.matching.deciding import bites, elides_whole_clauses, elision_reason, value_clauses
+from claimgate.audit.matching.deciding import bites, elision_reason
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
 from claimgate.audit.matching.quote_parsing import BRACKET_REASONS, EDGE_ELISION_TOKENS, ParsedQuote
 from claimgate.audit.matching.settings import MatchSettings
+from claimgate.audit.matching.value_clauses import elides_whole_clauses, value_clauses
 from claimgate.audit.text.marks import FOOTNOTE_RE
 
 
