@@ -16,7 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from claimgate.audit.text.negation import DECIDING_FIRST_TOKENS, deciding_words, is_number_token
+from claimgate.audit.text.negation import (
+    DECIDING_FIRST_TOKENS,
+    deciding_words,
+    is_number_token,
+    is_number_word,
+)
 from claimgate.audit.text.token_rules import SYMBOL_CHARS
 
 #: How far, in source tokens, a bound binds: a bound or comparative within this many elided
@@ -87,12 +92,33 @@ def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
     return bits
 
 
+def _is_number(token: str) -> bool:
+    return is_number_token(token) or is_number_word(token)
+
+
 def _has_number(tokens: Sequence[str]) -> bool:
-    return any(map(is_number_token, tokens))
+    return any(map(_is_number, tokens))
 
 
 def _numbers(tokens: Sequence[str]) -> frozenset[str]:
-    return frozenset(filter(is_number_token, tokens))
+    return frozenset(t.casefold() for t in tokens if _is_number(t))
+
+
+def _leading_numbers(tokens: Sequence[str], lo: int, hi: int, bounds: dict[int, int]) -> frozenset[str]:
+    """The numbers among the first :data:`NUMBER_REACH` tokens of ``tokens[lo:hi]`` that are in no bound run.
+
+    ``bounds``: first position -> end of a bound run (``at most 5``: the ``5`` leads, ``at most`` does not).
+    """
+    out: set[str] = set()
+    p, counted = lo, 0
+    while p < hi and counted < NUMBER_REACH:
+        if p in bounds:
+            p = max(bounds[p], p + 1)
+            continue
+        if _is_number(tokens[p]):
+            out.add(tokens[p].casefold())
+        p, counted = p + 1, counted + 1
+    return frozenset(out)
 
 
 def elision_reason(
@@ -101,10 +127,12 @@ def elision_reason(
     """The reason a clean chain's ellipses are refused, or ``None``.
 
     ``tokens``: the document's tokens; ``chain``: ``(start, end)`` token positions per fragment.
-    Between two fragments the elided tokens may hold no condition; no bound that ends right
+    Between two fragments the elided tokens may hold no condition; no bound of a hidden number
+    that starts right after the kept text (``The limit is [at most 5 and the timeout is] 30 seconds``), ends right
     before the next fragment (it bound the kept text: ``weigh [up to] 20 kg``) or starts within
     two tokens after a fragment ending in a number (``20 kg [or more]``); and they may not start
-    with a number (within :data:`NUMBER_REACH` tokens) when a kept number follows within
+    with a number (within :data:`NUMBER_REACH` tokens, the tokens of a bound not counted: ``[at
+    least five and]``; a number word counts) when a kept number follows within
     :data:`BOUND_REACH` tokens (``is now [3.4 (it] was 3.1``), unless the two hold the same
     numbers (``mature [2D encoders ...] sequences of 2D slices``: nothing moves). Before a leading ellipsis the
     :data:`BOUND_REACH` hidden tokens may hold no condition and no bound ending at the quote's
@@ -122,15 +150,23 @@ def elision_reason(
             continue
         window_lo, window_hi = max(0, lo - BOUND_REACH), min(n, hi + BOUND_REACH)
         kept_number_before = where == "between" and _has_number(tokens[max(0, lo - 1) : lo])
+        bounds: dict[int, int] = {}  # first -> end of the bound runs starting in the elided tokens
         for first, end, kind in deciding_words(tokens[window_lo:window_hi]):
             first, end = first + window_lo, end + window_lo
             if end <= lo or first >= hi:
                 continue  # wholly kept
             if kind == "condition":
                 found.add("elision_drops_condition")
-            elif where == "after" or end >= hi or (kept_number_before and first < lo + 2):
+                continue
+            if first >= lo:
+                bounds[first] = max(end, bounds.get(first, end))
+            # a bound of a hidden number right after the kept text (``is [at most 5 and ...]``)
+            starts_at_kept = (
+                where == "between" and first == lo and _has_number(tokens[end : min(hi, end + NUMBER_REACH)])
+            )
+            if where == "after" or end >= hi or starts_at_kept or (kept_number_before and first < lo + 2):
                 found.add("elision_drops_bound")
-        moved = _numbers(tokens[lo : min(hi, lo + NUMBER_REACH)]) if where == "between" else frozenset()
+        moved = _leading_numbers(tokens, lo, hi, bounds) if where == "between" else frozenset()
         if moved:
             kept = _numbers(tokens[hi:window_hi])
             if kept and kept != moved:
