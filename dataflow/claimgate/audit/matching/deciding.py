@@ -1,7 +1,8 @@
 """Deciding words and values an editor's mark may not hide: the checks beside the negation checks.
 
-Why this module exists: an ellipsis over ``unless`` or ``up to``, or a bracket standing for
-``False`` or ``3.4``, changes what a quote says as surely as a hidden ``not``. The matcher
+Why this module exists: an ellipsis over ``unless`` or ``up to``, a bracket standing for
+``False`` or ``3.4``, or one adding ``[or True]`` or ``[at most]``, changes what a quote says as
+surely as a hidden ``not``. The matcher
 (:mod:`claimgate.audit.matching.matcher`, :mod:`claimgate.audit.matching.alignment`) asks
 this module, with the document's token strings, whether a placement's marks hide one.
 Rules and what each gives up: docs/audit-rules.md, "Deciding words" and "Brackets in code
@@ -14,6 +15,7 @@ refused wherever the rule says, even where it decides nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from claimgate.audit.text.negation import (
@@ -32,6 +34,11 @@ BOUND_REACH = 3
 NUMBER_REACH = 2
 #: Literals of code that a bracket may not replace (normalized tokens).
 LITERALS = frozenset({"true", "false", "none", "null", "nil", "nan", "undefined"})
+#: Words that add a condition or an alternative when a bracket adds them (beside the ``condition``
+#: deciding words): ``[if enabled]``, ``[or True]``, ``[when idle]``. Elided they decide nothing alone.
+ADDED_CONDITION_WORDS = frozenset(
+    {"if", "when", "whenever", "or", "either", "wenn", "falls", "oder", "si", "ou", "o", "cuando", "quand"}
+)
 
 # Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
 DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
@@ -41,6 +48,9 @@ COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket,
 DROPS_BOUND = 16  # the bracket stands for a bound or comparative it does not repeat
 DROPS_CONDITION = 32  # the bracket stands for a condition or exception it does not repeat
 REPLACES_VALUE = 64  # the bracket stands for a number, literal, identifier or symbol it does not repeat
+INSERTS_VALUE = 128  # the bracket holds a literal, identifier or symbol the covered source tokens do not
+INSERTS_CONDITION = 256  # the bracket holds a condition or an alternative (``or X``) the covered tokens do not
+INSERTS_BOUND = 512  # the bracket holds a bound or comparative the covered source tokens do not
 #: Reason for a placement's violation bits, first match wins.
 BRACKET_REASONS = (
     (CHANGES_NUMBER, "bracket_changes_number"),
@@ -49,6 +59,9 @@ BRACKET_REASONS = (
     (DROPS_NEGATION, "bracket_drops_negation"),
     (DROPS_CONDITION, "bracket_drops_condition"),
     (DROPS_BOUND, "bracket_drops_bound"),
+    (INSERTS_VALUE, "bracket_inserts_value"),
+    (INSERTS_CONDITION, "bracket_inserts_condition"),
+    (INSERTS_BOUND, "bracket_inserts_bound"),
     (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
 )
 
@@ -89,6 +102,49 @@ def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
             bits |= DROPS_CONDITION if kind == "condition" else DROPS_BOUND
     if any(is_value(t) and t.casefold() not in own for t in covered):
         bits |= REPLACES_VALUE
+    return bits
+
+
+#: Code in a bracket's text as written, which its tokens no longer show (``os.path`` is ``os path``): a dotted
+#: name of two words of two or more characters (not ``i.e.``), a call, or an assignment.
+CODE_TEXT_RE = re.compile(r"\w{2,}\.\w{2,}|\w\(|\w\s*=(?!=)")
+
+
+def written_code_bits(content: str) -> int:
+    """:data:`INSERTS_VALUE` if a bracket's text as written holds code (:data:`CODE_TEXT_RE`), else 0."""
+    return INSERTS_VALUE if CODE_TEXT_RE.search(content) else 0
+
+
+def added_bits(bracket_tokens: Sequence[str], covered: Sequence[str] = ()) -> int:
+    """Violation bits of what a bracket's own text adds to the source tokens ``covered`` it stands for.
+
+    Every value (:func:`is_value`), number word, deciding word and added condition word
+    (:data:`ADDED_CONDITION_WORDS`; an ``or`` that starts a bound, ``[or more]``, is that bound) of
+    the bracket must be among ``covered``, as a digit must (``bracket_changes_number``). A bracket
+    standing for no source token (``covered`` empty) may add only words that state no fact:
+    ``[sic]``, ``[the model]``. Rule: docs/audit-rules.md, "Ellipses and brackets".
+    """
+    if not bracket_tokens:
+        return 0
+    have = {t.casefold() for t in covered}
+    bits = 0
+    bound_starts = set()
+    for first, end, kind in deciding_words(bracket_tokens):
+        if kind == "bound":
+            bound_starts.add(first)
+        if not all(t.casefold() in have for t in bracket_tokens[first:end]):
+            bits |= INSERTS_CONDITION if kind == "condition" else INSERTS_BOUND
+    covered_number = any(map(is_number_token, covered))
+    for k, token in enumerate(bracket_tokens):
+        folded = token.casefold()
+        if folded in have or is_number_token(token):
+            continue  # a digit is checked as a number (``bracket_changes_number``)
+        if folded in ADDED_CONDITION_WORDS and not (folded == "or" and k + 1 in bound_starts):
+            bits |= INSERTS_CONDITION
+        elif is_number_word(folded):
+            bits |= REPLACES_VALUE if covered_number else CHANGES_NUMBER
+        elif is_value(token):
+            bits |= INSERTS_VALUE
     return bits
 
 

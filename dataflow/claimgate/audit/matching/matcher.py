@@ -45,7 +45,9 @@ class Matcher:
         # segments without joined words: in a document without any, each occurs as its bytes
         self.needles = [segment.needle for segment in segments if not segment.joined_words]
         # per fragment: can a bracket break a rule without a negation in the document?
-        self.brackets_bite = [any(b.negates or b.numbers or b.unchecked for b in f.brackets) for f in parsed.fragments]
+        self.brackets_bite = [
+            any(b.negates or b.numbers or b.unchecked or b.adds for b in f.brackets) for f in parsed.fragments
+        ]
         self._biting: dict[int, bool] = {}  # token id -> a value or a deciding word's first token
 
     def match(self, doc: IndexedDocument) -> tuple[str | None, list[tuple[int, int]]]:
