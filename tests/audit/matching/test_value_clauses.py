@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.matching.audit import audit_quote, audit_quote_reference
-from claimgate.audit.matching.deciding import elides_whole_clauses, value_clause
+from claimgate.audit.matching.value_clauses import elides_whole_clauses, value_clause
 from claimgate.audit.text.negation import negation_positions
 from claimgate.audit.text.reference import normalize_text_reference
 from hypothesis import given, settings

@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left
 
 from claimgate.audit.diagnosis.nearest_passage import Runs
-from claimgate.audit.text.negation import negation_positions
+from claimgate.audit.text.negation import NUMBER_WORDS, negation_positions
 from claimgate.audit.text.reference import NormalizedText
 
 #: Every kind a diagnosis can have, in the order they are decided.
@@ -84,16 +84,6 @@ def removed_is_seam(doc, a: int, b: int, quote_ends_sentence: bool) -> bool:
 
 
 _OPS = {"replace": "replace", "delete": "insert", "insert": "delete"}  # difflib (quote-side) -> quote's edit
-
-
-#: English number words a diagnosis reads as numbers ("four weeks" for "five weeks" is a changed number).
-#: Left out on purpose: "second" (a unit of time), "once" (a conjunction), "a"/"an" (articles).
-NUMBER_WORDS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
-    "billion trillion dozen half twice thrice double triple first third fourth fifth sixth seventh eighth ninth "
-    "tenth eleventh twelfth hundredth thousandth".split()
-)
 
 
 def is_number(token: str) -> bool:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.code_and_case import bracketed_in_source, code_regions, in_code
-from claimgate.audit.matching.deciding import REPLACES_VALUE, gap_bits
+from claimgate.audit.matching.deciding import REPLACES_VALUE, added_bits, gap_bits
 from claimgate.audit.matching.quote_parsing import (
     BRACKET_MAX_TOKENS,
     CHANGES_NUMBER,
@@ -191,9 +191,14 @@ class DocumentSearch:
             covered = set(self.doc_ids[p:q])
             if not covered.issuperset(bracket.numbers):
                 bits |= CHANGES_NUMBER
+        if q == p:
+            bits |= bracket.adds  # an insertion: its text may add no fact (deciding.added_bits)
         if self.strings is not None:
             if q > p:
-                bits |= gap_bits([self.strings[i] for i in self.doc_ids[p:q]], bracket.tokens)
+                covered_strings = [self.strings[i] for i in self.doc_ids[p:q]]
+                bits |= gap_bits(covered_strings, bracket.tokens)
+                if bracket.adds:
+                    bits |= added_bits(bracket.tokens, covered_strings)
             if self._code is None:
                 self._code = code_regions(self.doc.original)
             at = self.doc.starts[p] if p < self.n else len(self.doc.original)

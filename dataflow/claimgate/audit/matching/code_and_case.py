@@ -22,10 +22,15 @@ from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE
 #: of them is a subscript (fused to a name, other than a fused editorial letter of at most
 #: three: ``pkg[extra]``, ``row['age']``, ``a[0]``), touches an ``=`` (``retry=[True]``,
 #: ``x = [1]``), follows a colon spaced on both sides, as in a type annotation (``largs : [string]``),
-#: or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code).
+#: or stands in a backtick span (a single backtick: LaTeX's doubled quotes are not code), or is the
+#: notation of an optional argument: it opens with a comma or holds ``name=`` (``makedirs(name [, mode=0o777])``).
 #: A subscript: a bracket fused to the name before it, other than a fused editorial letter of at most three.
 SUBSCRIPT_RE = re.compile(r"\w\[(?![^\W\d_]{1,3}\])")
-CODE_RE = re.compile(SUBSCRIPT_RE.pattern + r"|=\s*\[|\]\s*=|\w\s+:\s+\[|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)")
+CODE_RE = re.compile(
+    SUBSCRIPT_RE.pattern
+    + r"|=\s*\[|\]\s*=|\w\s+:\s+\[|(?<!`)`(?!`)[^`]*\[[^`]*(?<!`)`(?!`)"
+    + r"|\[\s*,|\[[^\[\]]*\w=(?!=)[^\[\]]*\]"  # optional arguments: ``f(a [, b])``, ``[key=value]``
+)
 
 
 def reads_as_code(quote: str) -> bool:

@@ -1,7 +1,8 @@
 """Deciding words and values an editor's mark may not hide: the checks beside the negation checks.
 
-Why this module exists: an ellipsis over ``unless`` or ``up to``, or a bracket standing for
-``False`` or ``3.4``, changes what a quote says as surely as a hidden ``not``. The matcher
+Why this module exists: an ellipsis over ``unless`` or ``up to``, a bracket standing for
+``False`` or ``3.4``, or one adding ``[or True]`` or ``[at most]``, changes what a quote says as
+surely as a hidden ``not``. The matcher
 (:mod:`claimgate.audit.matching.matcher`, :mod:`claimgate.audit.matching.alignment`) asks
 this module, with the document's token strings, whether a placement's marks hide one.
 Rules and what each gives up: docs/audit-rules.md, "Deciding words" and "Brackets in code
@@ -14,9 +15,15 @@ refused wherever the rule says, even where it decides nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from claimgate.audit.text.negation import DECIDING_FIRST_TOKENS, deciding_words, is_number_token
+from claimgate.audit.text.negation import (
+    DECIDING_FIRST_TOKENS,
+    deciding_words,
+    is_number_token,
+    is_number_word,
+)
 from claimgate.audit.text.token_rules import SYMBOL_CHARS
 
 #: How far, in source tokens, a bound binds: a bound or comparative within this many elided
@@ -27,6 +34,11 @@ BOUND_REACH = 3
 NUMBER_REACH = 2
 #: Literals of code that a bracket may not replace (normalized tokens).
 LITERALS = frozenset({"true", "false", "none", "null", "nil", "nan", "undefined"})
+#: Words that add a condition or an alternative when a bracket adds them (beside the ``condition``
+#: deciding words): ``[if enabled]``, ``[or True]``, ``[when idle]``. Elided they decide nothing alone.
+ADDED_CONDITION_WORDS = frozenset(
+    {"if", "when", "whenever", "or", "either", "wenn", "falls", "oder", "si", "ou", "o", "cuando", "quand"}
+)
 
 # Violation bits of a placement (0: clean), see docs/audit-rules.md, "Ellipses and brackets".
 DROPS_NEGATION = 1  # the bracket covers a source negation and has none of its own
@@ -36,6 +48,9 @@ COVERS_UNCHECKED_SCRIPT = 8  # the covered tokens (no negation), or the bracket,
 DROPS_BOUND = 16  # the bracket stands for a bound or comparative it does not repeat
 DROPS_CONDITION = 32  # the bracket stands for a condition or exception it does not repeat
 REPLACES_VALUE = 64  # the bracket stands for a number, literal, identifier or symbol it does not repeat
+INSERTS_VALUE = 128  # the bracket holds a literal, identifier or symbol the covered source tokens do not
+INSERTS_CONDITION = 256  # the bracket holds a condition or an alternative (``or X``) the covered tokens do not
+INSERTS_BOUND = 512  # the bracket holds a bound or comparative the covered source tokens do not
 #: Reason for a placement's violation bits, first match wins.
 BRACKET_REASONS = (
     (CHANGES_NUMBER, "bracket_changes_number"),
@@ -44,6 +59,9 @@ BRACKET_REASONS = (
     (DROPS_NEGATION, "bracket_drops_negation"),
     (DROPS_CONDITION, "bracket_drops_condition"),
     (DROPS_BOUND, "bracket_drops_bound"),
+    (INSERTS_VALUE, "bracket_inserts_value"),
+    (INSERTS_CONDITION, "bracket_inserts_condition"),
+    (INSERTS_BOUND, "bracket_inserts_bound"),
     (COVERS_UNCHECKED_SCRIPT, "elision_unchecked_script"),
 )
 
@@ -87,12 +105,76 @@ def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
     return bits
 
 
+#: Code in a bracket's text as written, which its tokens no longer show (``os.path`` is ``os path``): a dotted
+#: name of two words of two or more characters (not ``i.e.``), a call, or an assignment.
+CODE_TEXT_RE = re.compile(r"\w{2,}\.\w{2,}|\w\(|\w\s*=(?!=)")
+
+
+def written_code_bits(content: str) -> int:
+    """:data:`INSERTS_VALUE` if a bracket's text as written holds code (:data:`CODE_TEXT_RE`), else 0."""
+    return INSERTS_VALUE if CODE_TEXT_RE.search(content) else 0
+
+
+def added_bits(bracket_tokens: Sequence[str], covered: Sequence[str] = ()) -> int:
+    """Violation bits of what a bracket's own text adds to the source tokens ``covered`` it stands for.
+
+    Every value (:func:`is_value`), number word, deciding word and added condition word
+    (:data:`ADDED_CONDITION_WORDS`; an ``or`` that starts a bound, ``[or more]``, is that bound) of
+    the bracket must be among ``covered``, as a digit must (``bracket_changes_number``). A bracket
+    standing for no source token (``covered`` empty) may add only words that state no fact:
+    ``[sic]``, ``[the model]``. Rule: docs/audit-rules.md, "Ellipses and brackets".
+    """
+    if not bracket_tokens:
+        return 0
+    have = {t.casefold() for t in covered}
+    bits = 0
+    bound_starts = set()
+    for first, end, kind in deciding_words(bracket_tokens):
+        if kind == "bound":
+            bound_starts.add(first)
+        if not all(t.casefold() in have for t in bracket_tokens[first:end]):
+            bits |= INSERTS_CONDITION if kind == "condition" else INSERTS_BOUND
+    covered_number = any(map(is_number_token, covered))
+    for k, token in enumerate(bracket_tokens):
+        folded = token.casefold()
+        if folded in have or is_number_token(token):
+            continue  # a digit is checked as a number (``bracket_changes_number``)
+        if folded in ADDED_CONDITION_WORDS and not (folded == "or" and k + 1 in bound_starts):
+            bits |= INSERTS_CONDITION
+        elif is_number_word(folded):
+            bits |= REPLACES_VALUE if covered_number else CHANGES_NUMBER
+        elif is_value(token):
+            bits |= INSERTS_VALUE
+    return bits
+
+
+def _is_number(token: str) -> bool:
+    return is_number_token(token) or is_number_word(token)
+
+
 def _has_number(tokens: Sequence[str]) -> bool:
-    return any(map(is_number_token, tokens))
+    return any(map(_is_number, tokens))
 
 
 def _numbers(tokens: Sequence[str]) -> frozenset[str]:
-    return frozenset(filter(is_number_token, tokens))
+    return frozenset(t.casefold() for t in tokens if _is_number(t))
+
+
+def _leading_numbers(tokens: Sequence[str], lo: int, hi: int, bounds: dict[int, int]) -> frozenset[str]:
+    """The numbers among the first :data:`NUMBER_REACH` tokens of ``tokens[lo:hi]`` that are in no bound run.
+
+    ``bounds``: first position -> end of a bound run (``at most 5``: the ``5`` leads, ``at most`` does not).
+    """
+    out: set[str] = set()
+    p, counted = lo, 0
+    while p < hi and counted < NUMBER_REACH:
+        if p in bounds:
+            p = max(bounds[p], p + 1)
+            continue
+        if _is_number(tokens[p]):
+            out.add(tokens[p].casefold())
+        p, counted = p + 1, counted + 1
+    return frozenset(out)
 
 
 def elision_reason(
@@ -101,10 +183,12 @@ def elision_reason(
     """The reason a clean chain's ellipses are refused, or ``None``.
 
     ``tokens``: the document's tokens; ``chain``: ``(start, end)`` token positions per fragment.
-    Between two fragments the elided tokens may hold no condition; no bound that ends right
+    Between two fragments the elided tokens may hold no condition; no bound of a hidden number
+    that starts right after the kept text (``The limit is [at most 5 and the timeout is] 30 seconds``), ends right
     before the next fragment (it bound the kept text: ``weigh [up to] 20 kg``) or starts within
     two tokens after a fragment ending in a number (``20 kg [or more]``); and they may not start
-    with a number (within :data:`NUMBER_REACH` tokens) when a kept number follows within
+    with a number (within :data:`NUMBER_REACH` tokens, the tokens of a bound not counted: ``[at
+    least five and]``; a number word counts) when a kept number follows within
     :data:`BOUND_REACH` tokens (``is now [3.4 (it] was 3.1``), unless the two hold the same
     numbers (``mature [2D encoders ...] sequences of 2D slices``: nothing moves). Before a leading ellipsis the
     :data:`BOUND_REACH` hidden tokens may hold no condition and no bound ending at the quote's
@@ -122,15 +206,23 @@ def elision_reason(
             continue
         window_lo, window_hi = max(0, lo - BOUND_REACH), min(n, hi + BOUND_REACH)
         kept_number_before = where == "between" and _has_number(tokens[max(0, lo - 1) : lo])
+        bounds: dict[int, int] = {}  # first -> end of the bound runs starting in the elided tokens
         for first, end, kind in deciding_words(tokens[window_lo:window_hi]):
             first, end = first + window_lo, end + window_lo
             if end <= lo or first >= hi:
                 continue  # wholly kept
             if kind == "condition":
                 found.add("elision_drops_condition")
-            elif where == "after" or end >= hi or (kept_number_before and first < lo + 2):
+                continue
+            if first >= lo:
+                bounds[first] = max(end, bounds.get(first, end))
+            # a bound of a hidden number right after the kept text (``is [at most 5 and ...]``)
+            starts_at_kept = (
+                where == "between" and first == lo and _has_number(tokens[end : min(hi, end + NUMBER_REACH)])
+            )
+            if where == "after" or end >= hi or starts_at_kept or (kept_number_before and first < lo + 2):
                 found.add("elision_drops_bound")
-        moved = _numbers(tokens[lo : min(hi, lo + NUMBER_REACH)]) if where == "between" else frozenset()
+        moved = _leading_numbers(tokens, lo, hi, bounds) if where == "between" else frozenset()
         if moved:
             kept = _numbers(tokens[hi:window_hi])
             if kept and kept != moved:
@@ -168,153 +260,3 @@ def _bisect(positions: Sequence[int], value: int) -> int:
     from bisect import bisect_left
 
     return bisect_left(positions, value)
-
-
-#: Alternative-value clauses: a clause that says what another value means (``, or None for no limit,``,
-#: ``(0 means no timeout)``, ``; use -1 for no cap;``, ``— or null for none —``). Its negator scopes
-#: over the clause only, so an ellipsis over the whole clause is honest (docs/audit-rules.md,
-#: "Alternative-value clauses"). The clause's head: at most :data:`VALUE_CLAUSE_LEAD_IN` tokens after
-#: its opening boundary, a value (a number, a code literal, an identifier, the end of a backtick span),
-#: one of these links right after it (or a ``:`` right after the value), then the negator within
-#: :data:`VALUE_CLAUSE_NEGATOR_REACH` tokens of the link. ``is`` alone is no link: ``None is not
-#: accepted`` states a rule about the value itself.
-VALUE_CLAUSE_LINKS: tuple[str, ...] = (
-    "for", "means", "meaning", "mean", "to mean", "denotes", "indicates", "signals", "signifies", "stands for",
-    "selects", "is treated as", "is read as", "is interpreted as", "=", ">", "→", "⇒",
-)  # fmt: skip
-VALUE_CLAUSE_LEAD_IN = 3
-VALUE_CLAUSE_NEGATOR_REACH = 2
-#: Most tokens of an alternative-value clause, from its first token to its last.
-VALUE_CLAUSE_MAX_TOKENS = 12
-#: Per opening boundary, the closing boundaries that end the clause; any other boundary found first
-#: is read through (a comma inside parentheses) unless it is in :data:`CLAUSE_STOPS`. A clause opened
-#: by a comma must start with ``or`` (an inserted alternative); one opened by a sentence start, ``;``
-#: or ``:`` is a clause of its own and ends only at a strong boundary (``. ! ? ; :``, a paragraph
-#: break, the text's end) or a closing bracket, so ``; 0 means no wait, and the call ...`` is no clause.
-CLAUSE_CLOSES: dict[str, tuple[str, ...]] = {
-    "(": (")",),
-    "[": ("]",),
-    "dash": ("dash", "strong", ")", "]"),
-    ",": (",", "dash", "strong", ")", "]"),
-    "strong": ("strong", ")", "]"),
-}
-#: Boundaries that end the search for a clause's close without one (the clause is not self-contained).
-CLAUSE_STOPS: dict[str, tuple[str, ...]] = {"(": ("strong", "]"), "[": ("strong", ")")}
-_BOUNDARY = {"(": "(", "[": "[", ")": ")", "]": "]", ",": ",", "—": "dash", "–": "dash", ";": "strong", ":": "strong"}
-_SENTENCE_END = frozenset(".!?")
-_CLOSING_MARKS = "\"'\u201d\u2019)]`"
-_VALUE_LINK_RUNS = tuple(tuple(phrase.split()) for phrase in VALUE_CLAUSE_LINKS)
-
-
-def _ends_sentence(rest: str, at_edge: bool) -> bool:
-    """After a ``.``, ``!`` or ``?`` (and closing marks): white space, or nothing at the text's end."""
-    return rest[:1].isspace() or (at_edge and not rest)
-
-
-def _gap_boundaries(gap: str, at_edge: bool) -> list[str]:
-    """The clause boundaries in the text between two tokens, in order (``strong`` at a text edge)."""
-    found = []
-    for i, c in enumerate(gap):
-        if c in _BOUNDARY:
-            found.append(_BOUNDARY[c])
-        elif c in _SENTENCE_END and _ends_sentence(gap[i + 1 :].lstrip(_CLOSING_MARKS), at_edge):
-            found.append("strong")  # a sentence end, not the dot of ``math.inf``
-        elif c == "-" and (gap[i - 1 : i + 2] == " - " or gap[i : i + 2] == "--"):
-            found.append("dash")
-        elif c == "\n" and "\n" in gap[i + 1 :] and not gap[i + 1 : gap.index("\n", i + 1)].strip():
-            found.append("strong")  # a paragraph break
-    return found + ["strong"] if at_edge else found
-
-
-def _is_clause_value(tokens, original: str, starts, ends, p: int) -> bool:
-    token = tokens[p]
-    if ends[p] < len(original) and original[ends[p]] == "`":
-        return True  # the end of a code span
-    if token == "none":  # the prose word is a negator; the literal is spelled None
-        return original[starts[p] : ends[p]] == "None"
-    return is_value(token)
-
-
-def _link_end(tokens, original: str, starts, ends, value: int) -> int | None:
-    """Where the link after a value ends (token position), or ``None`` if no link follows it."""
-    n = len(tokens)
-    if value + 1 < n and ":" in original[ends[value] : starts[value + 1]]:
-        return value + 1
-    for run in _VALUE_LINK_RUNS:
-        end = value + 1 + len(run)
-        if end <= n and tuple(t.casefold() for t in tokens[value + 1 : end]) == run:
-            if not any(_gap_boundaries(original[ends[q - 1] : starts[q]], False) for q in range(value + 1, end)):
-                return end
-    return None
-
-
-def value_clause(tokens, original: str, starts, ends, negations: frozenset, p: int) -> tuple[int, int] | None:
-    """The alternative-value clause ``(first, end)`` (token positions, end exclusive) holding negation ``p``.
-
-    ``tokens``: the document's normalized tokens (a sequence of str); ``original``/``starts``/
-    ``ends``: its text and per-token character offsets; ``negations``: its negation positions.
-    ``None`` when ``p`` is not in such a clause (rule: :data:`VALUE_CLAUSE_LINKS`).
-    """
-    n = len(tokens)
-    reach = VALUE_CLAUSE_LEAD_IN + max(map(len, _VALUE_LINK_RUNS)) + VALUE_CLAUSE_NEGATOR_REACH
-    for value in range(p, max(-1, p - reach - 1), -1):
-        if not _is_clause_value(tokens, original, starts, ends, value):
-            continue
-        link_end = _link_end(tokens, original, starts, ends, value)
-        if link_end is None or not (value == p or link_end <= p <= link_end + VALUE_CLAUSE_NEGATOR_REACH):
-            continue
-        opened = next(
-            (
-                (first, kinds[-1])
-                for first in range(value, max(-1, value - VALUE_CLAUSE_LEAD_IN - 1), -1)
-                if (kinds := _gap_boundaries(original[ends[first - 1] if first else 0 : starts[first]], first == 0))
-            ),
-            None,
-        )
-        if opened is None or opened[1] not in CLAUSE_CLOSES or any(q in negations for q in range(opened[0], value)):
-            continue
-        first, opener = opened
-        if opener == "," and tokens[first].casefold() != "or":
-            continue
-        for t in range(max(p, link_end), min(n, first + VALUE_CLAUSE_MAX_TOKENS)):
-            gap = original[ends[t] : starts[t + 1] if t + 1 < n else len(original)]
-            kinds = _gap_boundaries(gap, t + 1 == n)
-            if not kinds:
-                continue
-            if kinds[0] in CLAUSE_CLOSES[opener]:
-                return first, t + 1
-            if kinds[0] in CLAUSE_STOPS.get(opener, ()):
-                break
-    return None
-
-
-def value_clauses(tokens, original: str, starts, ends, negations: Sequence[int], lo: int, hi: int) -> dict:
-    """Negation positions in ``[lo, hi)`` that lie in an alternative-value clause -> its ``(first, end)``."""
-    at, stop = _bisect(negations, lo), _bisect(negations, hi)
-    near = frozenset(negations[max(0, at - VALUE_CLAUSE_MAX_TOKENS) : stop + VALUE_CLAUSE_MAX_TOKENS])
-    out = {}
-    for p in negations[at:stop]:
-        clause = value_clause(tokens, original, starts, ends, near, p)
-        if clause is not None:
-            out[p] = clause
-    return out
-
-
-def elides_whole_clauses(chain: Sequence[tuple[int, int]], clauses: dict, lead: int, trail: int, n: int) -> bool:
-    """Does every elided span of ``chain`` that holds a clause negation hold that whole clause?
-
-    ``chain``: ``(start, end)`` per kept fragment; ``clauses``: from :func:`value_clauses`;
-    ``lead``/``trail``: tokens an edge ellipsis hides (0: none). Between two fragments the
-    clause lies inside the gap; before a leading ellipsis it ends at or before the first kept
-    token; after a trailing one it starts at or after the last kept token's end.
-    """
-    spans = [(e, s, e, s) for (_, e), (s, _) in zip(chain, chain[1:])]
-    if lead and chain:
-        spans.append((max(0, chain[0][0] - lead), chain[0][0], -1, chain[0][0]))
-    if trail and chain:
-        spans.append((chain[-1][1], min(n, chain[-1][1] + trail), chain[-1][1], n))
-    for lo, hi, may_start, may_end in spans:
-        for p, (first, end) in clauses.items():
-            if lo <= p < hi and not (first >= may_start and end <= may_end):
-                return False
-    return True

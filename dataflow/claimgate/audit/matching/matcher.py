@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex, _holds
 from claimgate.audit.matching.code_and_case import SOURCE_OPENERS, punctuation, source_is_code_shaped
-from claimgate.audit.matching.deciding import bites, elides_whole_clauses, elision_reason, value_clauses
+from claimgate.audit.matching.deciding import bites, elision_reason
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
 from claimgate.audit.matching.quote_parsing import BRACKET_REASONS, EDGE_ELISION_TOKENS, ParsedQuote
 from claimgate.audit.matching.settings import MatchSettings
+from claimgate.audit.matching.value_clauses import elides_whole_clauses, value_clauses
 from claimgate.audit.text.marks import FOOTNOTE_RE
 
 
@@ -44,7 +45,9 @@ class Matcher:
         # segments without joined words: in a document without any, each occurs as its bytes
         self.needles = [segment.needle for segment in segments if not segment.joined_words]
         # per fragment: can a bracket break a rule without a negation in the document?
-        self.brackets_bite = [any(b.negates or b.numbers or b.unchecked for b in f.brackets) for f in parsed.fragments]
+        self.brackets_bite = [
+            any(b.negates or b.numbers or b.unchecked or b.adds for b in f.brackets) for f in parsed.fragments
+        ]
         self._biting: dict[int, bool] = {}  # token id -> a value or a deciding word's first token
 
     def match(self, doc: IndexedDocument) -> tuple[str | None, list[tuple[int, int]]]:

@@ -30,6 +30,8 @@ from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bi
     COVERS_UNCHECKED_SCRIPT,
     DROPS_NEGATION,
     INSERTS_NEGATION,
+    added_bits,
+    written_code_bits,
 )
 from claimgate.audit.matching.source_marks import gives_no_token, source_marks_reading
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
@@ -88,6 +90,7 @@ class Bracket:
     degree: bool = False  # holds a negative adverb of degree ("hardly"): never a stand-in for another negation
     unchecked: bool = False  # holds letters of a script with no negator list
     tokens: tuple[str, ...] = ()  # its normalized tokens (a deciding word or value it repeats)
+    adds: int = 0  # violation bits of its text standing for no source token (deciding.added_bits)
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,8 @@ def _bracket(content: str, token_id: Callable[[str], int]) -> Bracket:
     negates = len(negation_positions(normalized)) > 0
     numbers = tuple(token_id(t) for t in tokens if any(c.isdigit() for c in t))
     degree = negates and not DEGREE_NEGATION_TOKENS.isdisjoint(tokens)
-    return Bracket(negates, numbers, degree, len(unchecked_script_positions(normalized)) > 0, tokens)
+    unchecked = len(unchecked_script_positions(normalized)) > 0
+    return Bracket(negates, numbers, degree, unchecked, tokens, added_bits(tokens) | written_code_bits(content))
 
 
 def _merge(a: Bracket | None, b: Bracket) -> Bracket:
@@ -147,6 +151,7 @@ def _merge(a: Bracket | None, b: Bracket) -> Bracket:
         a.degree or b.degree,
         a.unchecked or b.unchecked,
         a.tokens + b.tokens,
+        a.adds | b.adds | added_bits(a.tokens + b.tokens),
     )
 
 
@@ -156,6 +161,7 @@ def _unanchored(bracket: Bracket) -> int:
         (CHANGES_NUMBER if bracket.numbers else 0)
         | (INSERTS_NEGATION if bracket.negates else 0)
         | (COVERS_UNCHECKED_SCRIPT if bracket.unchecked else 0)
+        | bracket.adds
     )
 
 

@@ -225,6 +225,22 @@ def deciding_words(tokens: tuple[str, ...] | list[str]) -> list[tuple[int, int, 
     return sorted(found)
 
 
+#: English number words, read as numbers by a diagnosis ("four weeks" for "five weeks" is a changed number) and
+#: by the deciding-word rules (an ellipsis moving ``five``, a bracket adding ``[five]``).
+#: Left out on purpose: "second" (a unit of time), "once" (a conjunction), "a"/"an" (articles).
+NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
+    "billion trillion dozen half twice thrice double triple first third fourth fifth sixth seventh eighth ninth "
+    "tenth eleventh twelfth hundredth thousandth".split()
+)
+
+
+def is_number_word(token: str) -> bool:
+    """Is a normalized token one of :data:`NUMBER_WORDS` (``five``, ``twice``)?"""
+    return token.casefold() in NUMBER_WORDS
+
+
 def is_number_token(token: str) -> bool:
     """Does a normalized token hold a digit (``5``, ``2^31``, ``v1.2``): a number for the deciding-word rules?"""
     return any(c.isdigit() for c in token)
