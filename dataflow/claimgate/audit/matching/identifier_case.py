@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 
 #: A run of text without white space is code (docs/audit-rules.md, "Case") when it holds an underscore
 #: between two letters or digits (``read_timeout``, ``HTTP_PROXY``), a call (a letter or digit directly
@@ -75,27 +76,33 @@ def _url_kept(a: str, b: str) -> bool:
 
 @dataclass(frozen=True)
 class WrittenTokens:
-    """A quote fragment's tokens as written: ``text`` their characters joined (the fast comparison),
-    ``tokens`` each token's text (NFKC), ``at`` each token's ``(piece, start, end)`` in ``pieces`` (the
-    fragment's texts between brackets), where :meth:`code` reads its run."""
+    """A quote fragment's tokens as written: ``pieces``, the fragment's texts between brackets, each with its
+    tokens' start and end offsets. Read lazily (most fragments are never placed, or placed as written)."""
 
-    text: str
-    tokens: tuple[str, ...]
-    pieces: tuple[str, ...]
-    at: tuple[tuple[int, int, int], ...]
+    pieces: tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...]
+
+    @cached_property
+    def raw(self) -> list[str]:
+        """Each token's characters as written."""
+        return [piece[a:b] for piece, starts, ends in self.pieces for a, b in zip(starts, ends, strict=True)]
+
+    @cached_property
+    def text(self) -> str:
+        """The tokens' characters joined (compared with a placement's first)."""
+        return "".join(self.raw)
+
+    @cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """Each token's text, NFKC."""
+        return tuple(w if w.isascii() else unicodedata.normalize("NFKC", w) for w in self.raw)
 
     def code(self, i: int) -> bool:
         """Does token ``i`` stand in a code run of the quote (:func:`is_code_run`)?"""
-        k, a, b = self.at[i]
-        return is_code_run(run_around(self.pieces[k], a, b))
-
-
-def written_tokens(pieces: list[tuple[str, tuple[int, ...], tuple[int, ...]]]) -> WrittenTokens:
-    """The :class:`WrittenTokens` of a fragment's ``(piece, starts, ends)`` (token offsets in each piece)."""
-    raw = [piece[a:b] for piece, starts, ends in pieces for a, b in zip(starts, ends, strict=True)]
-    at = tuple((k, a, b) for k, (_, starts, ends) in enumerate(pieces) for a, b in zip(starts, ends, strict=True))
-    tokens = tuple(w if w.isascii() else unicodedata.normalize("NFKC", w) for w in raw)
-    return WrittenTokens("".join(raw), tokens, tuple(p for p, _, _ in pieces), at)
+        for piece, starts, ends in self.pieces:
+            if i < len(starts):
+                return is_code_run(run_around(piece, starts[i], ends[i]))
+            i -= len(starts)
+        raise IndexError(i)
 
 
 def _refused(quoted: str, quote_code, source: str, source_code) -> bool:
