@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cached_property
 
 #: A run of text without white space is code (docs/audit-rules.md, "Case") when it holds an underscore
 #: between two letters or digits (``read_timeout``, ``HTTP_PROXY``), a call (a letter or digit directly
@@ -77,24 +76,16 @@ def _url_kept(a: str, b: str) -> bool:
 @dataclass(frozen=True)
 class WrittenTokens:
     """A quote fragment's tokens as written: ``pieces``, the fragment's texts between brackets, each with its
-    tokens' start and end offsets. Read lazily (most fragments are never placed, or placed as written)."""
+    tokens' start and end offsets; ``span``, for a fragment of one piece, the text from its first token's start
+    to its last one's end (compared with a placement's first). The rest is read only for a placement that
+    is not spelled as the quote (:func:`written_tokens` builds it)."""
 
     pieces: tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...]
+    span: str | None
 
-    @cached_property
     def raw(self) -> list[str]:
         """Each token's characters as written."""
         return [piece[a:b] for piece, starts, ends in self.pieces for a, b in zip(starts, ends, strict=True)]
-
-    @cached_property
-    def text(self) -> str:
-        """The tokens' characters joined (compared with a placement's first)."""
-        return "".join(self.raw)
-
-    @cached_property
-    def tokens(self) -> tuple[str, ...]:
-        """Each token's text, NFKC."""
-        return tuple(w if w.isascii() else unicodedata.normalize("NFKC", w) for w in self.raw)
 
     def code(self, i: int) -> bool:
         """Does token ``i`` stand in a code run of the quote (:func:`is_code_run`)?"""
@@ -103,6 +94,15 @@ class WrittenTokens:
                 return is_code_run(run_around(piece, starts[i], ends[i]))
             i -= len(starts)
         raise IndexError(i)
+
+
+def written_tokens(pieces: list[tuple[str, tuple[int, ...], tuple[int, ...]]]) -> WrittenTokens:
+    """The :class:`WrittenTokens` of a fragment's ``(piece, token starts, token ends)`` (each piece with a token)."""
+    span = None
+    if len(pieces) == 1:
+        piece, starts, ends = pieces[0]
+        span = piece[starts[0] : ends[-1]]
+    return WrittenTokens(tuple(pieces), span)
 
 
 def _refused(quoted: str, quote_code, source: str, source_code) -> bool:
@@ -124,8 +124,12 @@ def same_identifier_case(written: WrittenTokens, original: str, starts, ends, s:
     quote token is compared with the placement's tokens that equal it but for case. Rule:
     docs/audit-rules.md, "Case".
     """
+    span = written.span
+    if span is not None and e > s and original[starts[s] : ends[e - 1]] == span:
+        return True  # the source's own text: no difference of case
     source = [original[starts[k] : ends[k]] for k in range(s, e)]
-    if "".join(source) == written.text:
+    raw = written.raw()
+    if "".join(source) == "".join(raw):
         return True  # as written: no difference of case
     source = [w if w.isascii() else unicodedata.normalize("NFKC", w) for w in source]
 
@@ -135,7 +139,7 @@ def same_identifier_case(written: WrittenTokens, original: str, starts, ends, s:
     def quote_code(i: int):
         return lambda: written.code(i)
 
-    tokens = written.tokens
+    tokens = [w if w.isascii() else unicodedata.normalize("NFKC", w) for w in raw]
     if len(source) == len(tokens):
         pairs = enumerate(zip(tokens, source, strict=True))
         return not any(_refused(q, quote_code(i), d, code(i)) for i, (q, d) in pairs)

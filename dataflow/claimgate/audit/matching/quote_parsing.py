@@ -31,7 +31,7 @@ from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bi
     DROPS_NEGATION,
     INSERTS_NEGATION,
 )
-from claimgate.audit.matching.identifier_case import WrittenTokens
+from claimgate.audit.matching.identifier_case import WrittenTokens, written_tokens
 from claimgate.audit.matching.source_marks import gives_no_token, source_marks_reading
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
 from claimgate.audit.text.memo import normalized as normalized_text
@@ -248,7 +248,7 @@ def _fragment(
     if pending is not None:  # a trailing bracket is unanchored too
         edge_violations |= _unanchored(pending)
     if segments:
-        kept = WrittenTokens(tuple(written))
+        kept = written_tokens(written)
         return Fragment(tuple(segments), tuple(gaps), edge_violations, n_tokens, evidence, written=kept)
     if any(isinstance(p, Bracket) for p in pieces):
         return Fragment((), (), edge_violations, 0, 0)  # bracket-only fragment: too short
