@@ -20,6 +20,7 @@ from typing import NamedTuple
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.code_and_case import bracketed_in_source, code_regions, in_code
 from claimgate.audit.matching.deciding import REPLACES_VALUE, added_bits, gap_bits
+from claimgate.audit.matching.identifier_case import same_identifier_case
 from claimgate.audit.matching.quote_parsing import (
     BRACKET_MAX_TOKENS,
     CHANGES_NUMBER,
@@ -266,6 +267,13 @@ class DocumentSearch:
             done = answer
         return memo[(1, p0)]
 
+    def case_kept(self, fragment: Fragment, s: int, e: int) -> bool:
+        """Does the placement ``s..e-1`` keep the case of the fragment's code tokens (docs/audit-rules.md, "Case")?"""
+        if fragment.written is None:
+            return True
+        doc = self.doc
+        return same_identifier_case(fragment.written, doc.original, doc.starts, doc.ends, s, e)
+
     def placements(self, fragment: Fragment, may_break: bool, first_only: bool = False) -> Placements:
         """Starts (ascending), ends and violation bits of ``fragment``'s placements, one per start.
 
@@ -301,6 +309,8 @@ class DocumentSearch:
         if exact and len(fragment.segments) == 1:
             for s in starts:
                 self.spend(start_steps)
+                if not self.case_kept(fragment, s, s + width):
+                    continue
                 out.starts.append(s)
                 out.ends.append(s + width)
                 out.violations.append(fragment.edge_violations)
@@ -318,7 +328,7 @@ class DocumentSearch:
             best = self.smallest_gaps(fragment, strict_memo, e, strict=True)
             if best is None and may_break:
                 best = self.smallest_gaps(fragment, loose_memo, e, strict=False)
-            if best is not None:
+            if best is not None and self.case_kept(fragment, s, best[0]):
                 out.starts.append(s)
                 out.ends.append(best[0])
                 out.violations.append(best[1] | fragment.edge_violations)

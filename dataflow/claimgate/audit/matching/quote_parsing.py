@@ -33,6 +33,7 @@ from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bi
     added_bits,
     written_code_bits,
 )
+from claimgate.audit.matching.identifier_case import WrittenTokens, written_tokens
 from claimgate.audit.matching.source_marks import gives_no_token, source_marks_reading
 from claimgate.audit.text.marks import BRACKET_RE, ELLIPSIS_RE, fold_ellipses
 from claimgate.audit.text.memo import normalized as normalized_text
@@ -103,6 +104,7 @@ class Fragment:
     n_tokens: int
     evidence: int  # sixths of a word (see WORD_EVIDENCE)
     punctuation: tuple[bool, str] | None = None  # (quote code-shaped, its punctuation): compared where code
+    written: WrittenTokens | None = None  # its tokens as written: their case is compared where code
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,7 @@ def _fragment(
     gaps: list[Bracket] = []
     pending: Bracket | None = None
     edge_violations = n_tokens = evidence = 0
+    written: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     for piece in pieces:
         if isinstance(piece, Bracket):
             if segments:
@@ -233,6 +236,7 @@ def _fragment(
         if not normalized.tokens:
             continue
         token_ids = tuple(token_id(t) for t in normalized.tokens)
+        written.append((piece, normalized.starts, normalized.ends))
         joined = joined_word_alternatives(normalized.tokens, normalized.joins, token_id)
         touched = set()
         for j in normalized.joins:
@@ -250,7 +254,8 @@ def _fragment(
     if pending is not None:  # a trailing bracket is unanchored too
         edge_violations |= _unanchored(pending)
     if segments:
-        return Fragment(tuple(segments), tuple(gaps), edge_violations, n_tokens, evidence)
+        kept = written_tokens(written)
+        return Fragment(tuple(segments), tuple(gaps), edge_violations, n_tokens, evidence, written=kept)
     if any(isinstance(p, Bracket) for p in pieces):
         return Fragment((), (), edge_violations, 0, 0)  # bracket-only fragment: too short
     return None
