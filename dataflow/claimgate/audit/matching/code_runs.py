@@ -104,15 +104,19 @@ def _encloses(run: str) -> bool:
 
 def fold(text: str) -> str:
     """NFKC, a word broken by a hyphen at a line end (or before a space) joined, format characters and
-    combining marks left out, and :data:`RUN_FOLDS` (a line-end hyphen read as ``code_and_case.punctuation``
+    combining marks left out, a lone surrogate read as a space, and :data:`RUN_FOLDS` (a line-end hyphen read as ``code_and_case.punctuation``
     reads it; superscripts, subscripts and vulgar fractions as the tokens read them)."""
     if text.isascii():
         return BROKEN_WORD_RE.sub("", text) if "-" in text else text
-    text = _SCRIPTS_RE.sub(_script, text).translate(_FRACTIONS)
+    text = _SURROGATE_RE.sub(" ", _SCRIPTS_RE.sub(_script, text).translate(_FRACTIONS))
     text = unicodedata.normalize("NFKC", text)
     if "-" in text:
         text = BROKEN_WORD_RE.sub("", text)
     return "".join(c for c in text if unicodedata.category(c) not in _LEFT_OUT).translate(RUN_FOLDS)
+
+
+#: A lone surrogate separates like white space (docs/audit-rules.md, "Normalization", 7).
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def _script(m: re.Match) -> str:
