@@ -104,8 +104,9 @@ def _encloses(run: str) -> bool:
 
 def fold(text: str) -> str:
     """NFKC, a word broken by a hyphen at a line end (or before a space) joined, format characters and
-    combining marks left out, a lone surrogate read as a space, and :data:`RUN_FOLDS` (a line-end hyphen read as ``code_and_case.punctuation``
-    reads it; superscripts, subscripts and vulgar fractions as the tokens read them)."""
+    combining marks left out, a lone surrogate read as a space, and :data:`RUN_FOLDS` (a line-end hyphen
+    read as ``code_and_case.punctuation`` reads it; superscripts, subscripts and vulgar fractions as the
+    tokens read them)."""
     if text.isascii():
         return BROKEN_WORD_RE.sub("", text) if "-" in text else text
     text = _SURROGATE_RE.sub(" ", _SCRIPTS_RE.sub(_script, text).translate(_FRACTIONS))
