@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from claimgate.audit.index.build import build_corpus_index
 from claimgate.audit.matching.audit import audit_quote, audit_quote_reference
-from claimgate.audit.matching.code_runs import code_marks, run_shape
+from claimgate.audit.matching.code_runs import code_marks, fold, run_shape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +169,26 @@ def test_changed_code_punctuation_never_passes_and_the_verbatim_quote_always_doe
     source, verbatim, changed = case
     assert verdict(verbatim, source) == FOUND
     assert verdict(changed, source) in REFUSED
+
+
+def _marks_one_run_at_a_time(text: str) -> tuple:
+    """The marks as the rule reads them: every white-space-separated run through :func:`run_shape`."""
+    marks, words = [], 0
+    for run in fold(text).split():
+        shape = run_shape(run)
+        if shape == "w":
+            words += 1
+        elif shape:
+            marks.append((words, shape))
+            words = 0
+    return tuple(marks)
+
+
+_RUN_CHARACTERS = "ab1_ .,;:!?\"'()[]{}-\u2013\u2014/\\*#|`~<>=+%\n\u00a0\u2212\u00ad\u0301"
+_RUNS_TEXT = st.text(alphabet=st.sampled_from(list(_RUN_CHARACTERS)))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_RUNS_TEXT | st.text(max_size=40))
+def test_code_marks_skip_only_runs_that_read_as_plain_words(text: str) -> None:
+    assert code_marks(text) == _marks_one_run_at_a_time(text)

@@ -52,8 +52,9 @@ WORD_RUN_RE = re.compile(f"[\\w{SYMBOL_CLASS}]+")
 DASHES_RE = re.compile(r"[-\u2013\u2014]+")
 LAYOUT_RUN_RE = re.compile(r"#+|[*•‣⁃·◦▪▫■□►▸▹▻]|[\u2500-\u257f]+|[|¦:=+\-\u2013\u2014]*[|¦][|¦:=+\-\u2013\u2014]*")
 #: A run that is one word with prose punctuation only at its edges needs no further look.
-_PLAIN_RUN_RE = re.compile(r"[\"'(“‘]?[^\W_]+[.,;:!?\"')”’]*")
-_RUN_RE = re.compile(r"\S+")
+_PLAIN_RUN = r"[\"'(“‘]?[^\W_]+[.,;:!?\"')”’]*"
+#: A run that is not such a plain word: the runs :func:`run_shape` reads (the others count as words).
+_OTHER_RUN_RE = re.compile(f"(?<!\\S)(?!{_PLAIN_RUN}(?!\\S))\\S+")
 #: A word broken by a hyphen at a line end, or before a space, between two letters: joined when punctuation
 #: is compared (docs/audit-rules.md, "Normalization", 8).
 BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])- (?=[^\W\d_])")
@@ -133,16 +134,18 @@ def code_marks(text: str) -> Marks:
 def _marks(text: str) -> tuple[Marks, int]:
     """:func:`code_marks` of ``text`` and the number of plain-word runs after the last of them."""
     marks = []
-    words = 0
-    for m in _RUN_RE.finditer(fold(text)):
-        run = m.group()
-        shape = "w" if _PLAIN_RUN_RE.fullmatch(run) else run_shape(run)
+    words = at = 0
+    text = fold(text)
+    for m in _OTHER_RUN_RE.finditer(text):
+        shape = run_shape(m.group())
+        words += len(text[at : m.start()].split())  # the plain words before it
+        at = m.end()
         if shape == "w":
             words += 1
         elif shape:
             marks.append((words, shape))
             words = 0
-    return tuple(marks), words
+    return tuple(marks), words + len(text[at:].split())
 
 
 def _edge_runs(outside: str, before: bool, text_edge: bool) -> tuple[list[str], str]:
@@ -166,23 +169,33 @@ _TRAIL_RE = re.compile(r"[^\w]*")
 
 
 class WrittenRuns(NamedTuple):
-    """A quote fragment's code marks (:func:`code_marks`), and whether it starts (``lead``) or ends
-    (``trail``) with punctuation of its own: then the source's run there is compared whole."""
+    """A quote fragment's code marks (:func:`code_marks`), its text without white space at its edges, and
+    how many characters of punctuation of its own it starts (``lead``) and ends (``trail``) with: where
+    there are any, the source's run there is compared whole."""
 
     marks: Marks
-    lead: bool
-    trail: bool
+    text: str
+    lead: int
+    trail: int
 
 
-_TOKEN_CHARACTER_RE = re.compile(f"[\\w{SYMBOL_CLASS}]")
+_TOKEN_CHARACTERS = f"[\\w{SYMBOL_CLASS}]"
+#: Characters before a text's first token character (read on the text reversed: after its last).
+_LEAD_CHARACTERS_RE = re.compile(f"(?:(?!{_TOKEN_CHARACTERS}).)*", re.DOTALL)
 
 
 def written_runs(text: str) -> WrittenRuns:
     """The :class:`WrittenRuns` of a quote fragment ``text`` as written."""
     text = text.strip()
-    lead = bool(text) and _TOKEN_CHARACTER_RE.match(text) is None
-    trail = bool(text) and _TOKEN_CHARACTER_RE.match(text[-1]) is None
-    return WrittenRuns(code_marks(text), lead, trail)
+    lead = _LEAD_CHARACTERS_RE.match(text).end()
+    trail = 0 if lead == len(text) else _LEAD_CHARACTERS_RE.match(text[::-1]).end()
+    return WrittenRuns(code_marks(text), text, lead, trail)
+
+
+def _same_runs(source: str, text: str) -> bool:
+    """Are ``source`` and ``text`` the same runs (the same text but for its white space; without a hyphen,
+    which a line break may join)?"""
+    return source == text or ("-" not in text and source.split() == text.split())
 
 
 def same_code_marks(written: WrittenRuns, original: str, start: int, end: int) -> bool:
@@ -193,6 +206,11 @@ def same_code_marks(written: WrittenRuns, original: str, start: int, end: int) -
     also hold runs of punctuation alone standing just before (after) it (``-->``); a quote that starts
     (ends) at a word reads the span from (to) that word, as a literal part of the source is. A source's
     footnote markers may be left out (docs/audit-rules.md, "Footnote markers")."""
+    lo, hi = start - written.lead, end + written.trail
+    if lo >= 0 and _same_runs(original[lo:hi], written.text):  # the quote as the source writes it, unless
+        if not written.lead or lo == 0 or original[lo - 1].isspace():  # a run it starts or ends inside goes on
+            if not written.trail or hi == len(original) or original[hi].isspace():
+                return True
     lead: list[str] = []
     trail: list[str] = []
     lead_fused = trail_fused = ""
