@@ -16,7 +16,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 
-from claimgate.audit.matching.code_runs import BROKEN_WORD_RE, WrittenRuns, written_runs
+from claimgate.audit.matching.code_runs import WrittenRuns, written_runs
 from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE
 
 #: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
@@ -60,7 +60,7 @@ PUNCTUATION_FOLDS = str.maketrans(
         "\u2212": "-",
     }  # fmt: skip
 )
-_BROKEN_WORD_RE = BROKEN_WORD_RE
+_BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])- (?=[^\W\d_])")
 #: ASCII spellings read as one symbol, as the tokens read them (docs/audit-rules.md, "Symbols").
 _SYMBOL_SPELLINGS = ((">=", "\u2265"), ("<=", "\u2264"), ("!=", "\u2260"), ("+/-", "\u00b1"))
 #: Markup, not code: a backtick span's marks are left out of the compared punctuation.

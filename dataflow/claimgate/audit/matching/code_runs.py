@@ -55,9 +55,10 @@ LAYOUT_RUN_RE = re.compile(r"#+|[*•‣⁃·◦▪▫■□►▸▹▻]|[\u250
 _PLAIN_RUN = r"[\"'(“‘]?[^\W_]+[.,;:!?\"')”’]*"
 #: A run that is not such a plain word: the runs :func:`run_shape` reads (the others count as words).
 _OTHER_RUN_RE = re.compile(f"(?<!\\S)(?!{_PLAIN_RUN}(?!\\S))\\S+")
-#: A word broken by a hyphen at a line end, or before a space, between two letters: joined when punctuation
-#: is compared (docs/audit-rules.md, "Normalization", 8).
-BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])- (?=[^\W\d_])")
+#: A word broken by a hyphen at a line end, or before blanks only, between two letters (``configu-  ration``,
+#: as PDF extraction leaves a line-end hyphen): joined when the runs are read (docs/audit-rules.md,
+#: "Normalization", 8).
+BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])-[^\S\n]+(?=[^\W\d_])")
 
 #: A text's code marks: per run that keeps punctuation, (the plain runs since the previous such run, its shape).
 Marks = tuple[tuple[int, str], ...]
@@ -105,9 +106,8 @@ def _encloses(run: str) -> bool:
 
 def fold(text: str) -> str:
     """NFKC, a word broken by a hyphen at a line end (or before a space) joined, format characters and
-    combining marks left out, a lone surrogate read as a space, and :data:`RUN_FOLDS` (a line-end hyphen
-    read as ``code_and_case.punctuation`` reads it; superscripts, subscripts and vulgar fractions as the
-    tokens read them)."""
+    combining marks left out, a lone surrogate read as a space, and :data:`RUN_FOLDS` (superscripts,
+    subscripts and vulgar fractions as the tokens read them)."""
     if text.isascii():
         return BROKEN_WORD_RE.sub("", text) if "-" in text else text
     text = _SURROGATE_RE.sub(" ", _SCRIPTS_RE.sub(_script, text).translate(_FRACTIONS))
