@@ -194,3 +194,32 @@ _RUNS_TEXT = st.text(alphabet=st.sampled_from(list(_RUN_CHARACTERS)))
 @given(_RUNS_TEXT | st.text(max_size=40))
 def test_code_marks_skip_only_runs_that_read_as_plain_words(text: str) -> None:
     assert code_marks(text) == _marks_one_run_at_a_time(text)
+
+
+def _fold_one_character_at_a_time(text: str) -> str:
+    """:func:`fold` as first written: tables and a category test per character."""
+    import re
+    import unicodedata
+
+    from claimgate.audit.matching import code_runs as cr
+    from claimgate.audit.text.token_rules import VULGAR_FRACTIONS
+
+    broken = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])-[^\S\n]+(?=[^\W\d_])")
+    if text.isascii():
+        return broken.sub("", text)
+    text = cr._SCRIPTS_RE.sub(cr._script, text).translate(str.maketrans(VULGAR_FRACTIONS))
+    text = "".join(" " if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    text = broken.sub("", unicodedata.normalize("NFKC", text))
+    kept = "".join(c for c in text if unicodedata.category(c) != "Cf" and not unicodedata.category(c).startswith("M"))
+    return kept.translate(cr.RUN_FOLDS)
+
+
+_FOLD_TEXT = st.text(
+    alphabet=st.sampled_from(list(_RUN_CHARACTERS + "é\u0915\u093e²₃⁻¾\u2044\u2010\u2019\u201c\ud800"))
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_FOLD_TEXT | st.text(max_size=40))
+def test_fold_equals_the_character_rule(text: str) -> None:
+    assert fold(text) == _fold_one_character_at_a_time(text)

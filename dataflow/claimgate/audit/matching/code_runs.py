@@ -18,7 +18,8 @@ import unicodedata
 from typing import NamedTuple
 
 from claimgate.audit.text.marks import FOOTNOTE_RE
-from claimgate.audit.text.token_rules import SYMBOL_CLASS, VULGAR_FRACTIONS
+from claimgate.audit.text.token_rules import SYMBOL_CLASS, VULGAR_FRACTIONS, runs_class_body
+from claimgate.audit.text.unicode_facts import facts, runs
 
 #: The reason a placement that changes a code run's punctuation is refused with (its only placements).
 CODE_RUN_REASON = "code_punctuation_changed"
@@ -31,10 +32,18 @@ RUN_FOLDS = str.maketrans(
 #: Superscript and subscript digits as the tokens read them (``10⁶`` is ``10^6``, ``H₂O`` is ``H_2O``), and
 #: vulgar fractions apart (``2¾`` is ``2 3/4``): docs/audit-rules.md, "Numbers".
 _SCRIPTS_RE = re.compile(r"[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[₊₋]?[₀₁₂₃₄₅₆₇₈₉]+")
-_FRACTIONS = str.maketrans(VULGAR_FRACTIONS)
-#: Left out before runs are read: format characters (soft hyphen, zero-width space) and combining marks,
-#: which belong to the letter before them (a Devanagari vowel sign is no punctuation).
-_LEFT_OUT = frozenset(("Cf", "Mn", "Mc", "Me"))
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+_SCRIPT_CHARACTER_RE = re.compile("[⁺⁻⁰¹²³⁴⁵⁶⁷⁸⁹₊₋₀₁₂₃₄₅₆₇₈₉]")
+_FRACTION_RE = re.compile("[" + "".join(map(re.escape, VULGAR_FRACTIONS)) + "]")
+_FOLDED_RE = re.compile("[" + "".join(re.escape(chr(cp)) for cp in RUN_FOLDS) + "]")
+#: Left out before runs are read: format characters (category Cf: soft hyphen, zero-width space, bidi
+#: marks; the blocks that hold them) and combining marks (``unicode_facts``, "marks"), which belong to the
+#: letter before them (a Devanagari vowel sign is no punctuation).
+_FORMAT_BLOCKS = ((0xAD, 0xAD), (0x600, 0x61C), (0x6DD, 0x70F), (0x890, 0x8E2), (0x180E, 0x180E),
+                  (0x200B, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110CD), (0x13430, 0x1343F),
+                  (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE007F))  # fmt: skip
+_FORMAT = [cp for lo, hi in _FORMAT_BLOCKS for cp in range(lo, hi + 1) if unicodedata.category(chr(cp)) == "Cf"]
+_LEFT_OUT_RE = re.compile(f"[{runs_class_body(facts()['marks'])}{runs_class_body(runs(_FORMAT))}]")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-0123456789+-")
 #: Prose and markup at a run's start and end, left out: sentence punctuation, quotation marks, Markdown
 #: emphasis and backticks. A bracket at an edge is left out when the run does not close (or open) it, or
@@ -58,7 +67,7 @@ _OTHER_RUN_RE = re.compile(f"(?<!\\S)(?!{_PLAIN_RUN}(?!\\S))\\S+")
 #: A word broken by a hyphen at a line end, or before blanks only, between two letters (``configu-  ration``,
 #: as PDF extraction leaves a line-end hyphen): joined when the runs are read (docs/audit-rules.md,
 #: "Normalization", 8).
-BROKEN_WORD_RE = re.compile(r"(?<=\w)-[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_])-[^\S\n]+(?=[^\W\d_])")
+BROKEN_WORD_RE = re.compile(r"-(?:(?<=\w-)[^\S\n]*\n\s*(?=\w)|(?<=[^\W\d_]-)[^\S\n]+(?=[^\W\d_]))")
 
 #: A text's code marks: per run that keeps punctuation, (the plain runs since the previous such run, its shape).
 Marks = tuple[tuple[int, str], ...]
@@ -110,15 +119,28 @@ def fold(text: str) -> str:
     subscripts and vulgar fractions as the tokens read them)."""
     if text.isascii():
         return BROKEN_WORD_RE.sub("", text) if "-" in text else text
-    text = _SURROGATE_RE.sub(" ", _SCRIPTS_RE.sub(_script, text).translate(_FRACTIONS))
+    if _SCRIPT_CHARACTER_RE.search(text):
+        text = _SCRIPTS_RE.sub(_script, text)
+    text = _SURROGATE_RE.sub(" ", _FRACTION_RE.sub(_fraction, text))
     text = unicodedata.normalize("NFKC", text)
     if "-" in text:
         text = BROKEN_WORD_RE.sub("", text)
-    return "".join(c for c in text if unicodedata.category(c) not in _LEFT_OUT).translate(RUN_FOLDS)
+    text = _LEFT_OUT_RE.sub("", text)
+    if _ASTRAL_RE.search(text):  # the stored marks are the BMP's: beyond it, each character's category
+        text = "".join(c for c in text if unicodedata.category(c)[0] != "M" and unicodedata.category(c) != "Cf")
+    return _FOLDED_RE.sub(_folded, text)
 
 
 #: A lone surrogate separates like white space (docs/audit-rules.md, "Normalization", 7).
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _fraction(m: re.Match) -> str:
+    return VULGAR_FRACTIONS[m.group()]
+
+
+def _folded(m: re.Match) -> str:
+    return RUN_FOLDS[ord(m.group())]
 
 
 def _script(m: re.Match) -> str:
