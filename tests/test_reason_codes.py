@@ -337,6 +337,7 @@ CORPUS = {
     "rules": "Orders ship free unless they weigh over 20 kg in total. The minimum version is now 3.4 (it was "
     "3.1 before the release). Set retry=False to stop the client from retrying. Fewer than 5% of runs fail "
     "on the nightly build. Uploads of up to 40 files are accepted, unless the quota is spent.",
+    "code": "Copy the whole tree with aws s3 cp localdir s3://bucket/ --recursive from a shell.",
 }
 QUOTE = "fell by 4.1 days with Veltrazine"
 CITATIONS = {
@@ -350,6 +351,7 @@ CITATIONS = {
     ("bracket_inserts_negation", "not_found"): ("trial", "Monthly migraine days [never] fell by 4.1 days"),
     ("bracket_changes_number", "not_found"): ("trial", "Monthly migraine days fell by [4.7] days with Veltrazine"),
     ("bracket_replaces_value", "not_found"): ("rules", "Uploads of up to [many] files are accepted"),
+    ("code_punctuation_changed", "not_found"): ("code", "aws s3 cp localdir s3://bucket/ -recursive from a shell"),
     ("bracket_drops_bound", "not_found"): ("rules", "Uploads of [many] 40 files are accepted"),
     ("bracket_drops_condition", "not_found"): ("rules", "Orders ship free [if] they weigh over 20 kg"),
     ("bracket_inserts_value", "not_found"): ("rules", "Set retry=False [or True] to stop the client from retrying"),

@@ -16,6 +16,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
 
+from claimgate.audit.matching.code_runs import WrittenRuns, written_runs
 from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE
 
 #: A quote's brackets are code (docs/audit-rules.md, "Brackets in code and values") when one
@@ -118,14 +119,16 @@ def _between_words(text: str) -> str:
     return text[first.start() : len(text) - _WORD_CHARACTER_RE.search(text[::-1]).start()]
 
 
-def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[tuple[bool, str]]:
+def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[tuple[bool, str, WrittenRuns]]:
     """Per fragment of ``quote`` (split at ellipses unless ``literal_ellipses``): is ``shape`` (the quote
-    as written, of the same length) code-shaped (:func:`is_code_shaped`), and the :func:`punctuation` of
-    the fragment's characters in ``shape``. Compared with the source where either side is code-shaped."""
+    as written, of the same length) code-shaped (:func:`is_code_shaped`), the :func:`punctuation` of
+    the fragment's characters in ``shape`` (compared with the source where either side is code-shaped)
+    and their code runs' marks (:func:`claimgate.audit.matching.code_runs.written_runs`, compared always)."""
     code = is_code_shaped(shape)
     cuts = [0] if literal_ellipses else [0, *(i for m in ELLIPSIS_RE.finditer(quote) for i in m.span())]
     ends = [*cuts[1::2], len(shape)]
-    return [(code, punctuation(shape[lo:hi])) for lo, hi in zip(cuts[::2], ends, strict=True)]
+    spans = zip(cuts[::2], ends, strict=True)
+    return [(code, punctuation(shape[lo:hi]), written_runs(shape[lo:hi])) for lo, hi in spans]
 
 
 #: Ids of the corpus tokens that fold to a token but are written in another case (see

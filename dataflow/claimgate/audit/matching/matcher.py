@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.alignment import DocumentSearch, Placements, TooComplex, _holds
 from claimgate.audit.matching.code_and_case import SOURCE_OPENERS, punctuation, source_is_code_shaped
+from claimgate.audit.matching.code_runs import CODE_RUN_REASON, same_code_marks
 from claimgate.audit.matching.deciding import bites, elision_reason
 from claimgate.audit.matching.fragment_chain import Link, earliest_chain
 from claimgate.audit.matching.quote_parsing import BRACKET_REASONS, EDGE_ELISION_TOKENS, ParsedQuote
@@ -69,16 +70,46 @@ class Matcher:
             return "match_too_complex", []
         if status == "clean" and not self._same_punctuation(doc, spans):
             return None, []  # a code-shaped quote with other punctuation: not this text
+        if status == "clean" and not self._same_code_runs(doc, spans):
+            # docs/audit-rules.md, "Punctuation in code runs": a later placement may keep them
+            try:
+                kept = self._chain_keeping_code_runs(search)
+            except TooComplex:
+                kept = None
+            return kept if kept is not None else (CODE_RUN_REASON, spans)
         return status, spans
 
-    def _same_punctuation(self, doc: IndexedDocument, spans: list[tuple[int, int]]) -> bool:
-        """Does every fragment where the quote or the source span is code-shaped keep the span's punctuation?
+    def _same_code_runs(self, doc: IndexedDocument, spans: list[tuple[int, int]]) -> bool:
+        """Does every fragment without an editor's bracket keep the marks of the source's code runs?"""
+        return all(self._keeps_code_runs(f, doc, s, e) for f, (s, e) in zip(self.parsed.fragments, spans, strict=True))
 
-        Rule: docs/audit-rules.md, "Brackets in code and values" (a quote shaped like code)."""
-        for fragment, (s, e) in zip(self.parsed.fragments, spans, strict=True):
+    @staticmethod
+    def _keeps_code_runs(fragment, doc: IndexedDocument, s: int, e: int) -> bool:
+        if fragment.punctuation is None or e <= s:
+            return True
+        return same_code_marks(fragment.punctuation[2], doc.original, doc.starts[s], doc.ends[e - 1])
+
+    def _chain_keeping_code_runs(self, search: DocumentSearch) -> tuple[str, list[tuple[int, int]]] | None:
+        """The earliest strict chain of placements that keep the punctuation and the code runs, or ``None``."""
+        doc = search.doc
+        placements = [search.placements(fragment, True) for fragment in self.parsed.fragments]
+        mask = [
+            [
+                self._keeps_code_runs(f, doc, s, e) and self._same_punctuation(doc, [(s, e)], f)
+                for s, e in zip(p.starts, p.ends, strict=True)
+            ]
+            for f, p in zip(self.parsed.fragments, placements, strict=True)
+        ]
+        chain = self._chain(search, placements, strict=True, mask=mask)
+        return None if chain is None else self._clean_or_refused(search, chain)
+
+    def _same_punctuation(self, doc: IndexedDocument, spans: list[tuple[int, int]], one=None) -> bool:
+        """Does every fragment (or the fragment ``one``) where the quote or the source span is code-shaped keep the
+        span's punctuation? Rule: docs/audit-rules.md, "Brackets in code and values" (a quote shaped like code)."""
+        for fragment, (s, e) in zip(self.parsed.fragments if one is None else [one], spans, strict=True):
             if fragment.punctuation is None or e <= s:
                 continue
-            code, written = fragment.punctuation
+            code, written, _ = fragment.punctuation
             text = doc.original[doc.starts[s] : doc.ends[e - 1]]
             if (code or source_is_code_shaped(text)) and punctuation(text) != written:
                 if not FOOTNOTE_RE.search(text) or punctuation(FOOTNOTE_RE.sub("", text)) != written:

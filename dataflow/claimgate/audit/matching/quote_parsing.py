@@ -24,6 +24,7 @@ from claimgate.audit.matching.code_and_case import (
     with_case_variants,
     written_punctuation,
 )
+from claimgate.audit.matching.code_runs import WrittenRuns
 from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bits, re-exported
     BRACKET_REASONS,
     CHANGES_NUMBER,
@@ -103,7 +104,8 @@ class Fragment:
     edge_violations: int  # violation bits of leading/trailing brackets, which stand for no source token
     n_tokens: int
     evidence: int  # sixths of a word (see WORD_EVIDENCE)
-    punctuation: tuple[bool, str] | None = None  # (quote code-shaped, its punctuation): compared where code
+    # (quote code-shaped, its punctuation: compared where code, its code runs' marks: compared always)
+    punctuation: tuple[bool, str, WrittenRuns] | None = None
     written: WrittenTokens | None = None  # its tokens as written: their case is compared where code
 
 
