@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import pytest
 from claimgate.audit.index.build import build_corpus_index
-from claimgate.audit.matching.audit import audit_quote, audit_quote_reference
+from claimgate.audit.matching.audit import audit_quote
 from claimgate.audit.matching.code_runs import code_marks, fold, run_shape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .verdicts import FOUND, verdict
 
-def verdict(quote: str, source: str) -> tuple[str, str]:
-    index = build_corpus_index({"d": source})
-    fast = audit_quote(quote, "d", index)
-    assert fast == audit_quote_reference(quote, "d", index)
-    return fast["verdict"], fast["reason"]
-
-
-FOUND = ("found", "verbatim_match")
 CHANGED = ("not_found", "code_punctuation_changed")
 #: A quote the older code-shape rule refuses first ("Brackets in code and values"), or whose tokens differ.
 REFUSED = {CHANGED, ("not_found", "no_verbatim_match")}

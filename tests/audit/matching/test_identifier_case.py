@@ -9,21 +9,12 @@ found, and a property over generated identifier runs.
 from __future__ import annotations
 
 import pytest
-from claimgate.audit.index.build import build_corpus_index
-from claimgate.audit.matching.audit import audit_quote, audit_quote_reference
 from claimgate.audit.matching.identifier_case import is_code_run
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from .verdicts import FOUND, verdict
 
-def verdict(quote: str, source: str) -> tuple[str, str]:
-    index = build_corpus_index({"d": source})
-    fast = audit_quote(quote, "d", index)
-    assert fast == audit_quote_reference(quote, "d", index)
-    return fast["verdict"], fast["reason"]
-
-
-FOUND = ("found", "verbatim_match")
 CHANGED = ("not_found", "no_verbatim_match")
 
 #: (what the document says, what the quote says) inside ``Set <run> before the first request.``

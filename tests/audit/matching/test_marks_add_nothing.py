@@ -10,23 +10,14 @@ Rules: docs/audit-rules.md, "Deciding words", "Ellipses and brackets", "Brackets
 from __future__ import annotations
 
 import pytest
-from claimgate.audit.index.build import build_corpus_index
-from claimgate.audit.matching.audit import audit_quote, audit_quote_reference
 from claimgate.audit.matching.deciding import ADDED_CONDITION_WORDS, LITERALS
 from claimgate.audit.text.negation import DECIDING_WORDS_BY_LANGUAGE, NUMBER_WORDS, negation_positions
 from claimgate.audit.text.reference import normalize_text_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .verdicts import FOUND, verdict
 
-def verdict(quote: str, source: str) -> tuple[str, str]:
-    index = build_corpus_index({"d": source})
-    fast = audit_quote(quote, "d", index)
-    assert fast == audit_quote_reference(quote, "d", index)
-    return fast["verdict"], fast["reason"]
-
-
-FOUND = ("found", "verbatim_match")
 ELIDED_BOUND = ("not_found", "elision_drops_bound")
 
 

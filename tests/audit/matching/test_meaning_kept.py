@@ -17,15 +17,8 @@ from claimgate.audit.text.token_rules import SYMBOL_CHARS, TYPOGRAPHIC_SYMBOLS, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .verdicts import FOUND, verdict
 
-def verdict(quote: str, source: str) -> tuple[str, str]:
-    index = build_corpus_index({"d": source})
-    fast = audit_quote(quote, "d", index)
-    assert fast == audit_quote_reference(quote, "d", index)
-    return fast["verdict"], fast["reason"]
-
-
-FOUND = ("found", "verbatim_match")
 CHANGED = ("not_found", "no_verbatim_match")
 
 # --- symbols are tokens -------------------------------------------------------------------
