@@ -327,9 +327,13 @@ def test_unanchored_bracket_inserts_negation(trial_index):
     assert_not_found(r, "bracket_inserts_negation")
 
 
-def test_bracket_word_substitution_is_accepted_by_design(trial_index):
+def test_bracket_word_substitution_is_accepted_by_design_but_not_a_dropped_negating_prefix(trial_index):
     # bracketed text is the editor's own words; whether it supports the claim is the judge's call
-    assert_found(audit_trial("It was deemed [safe] for use in children under five", "unsafe", trial_index), "bracketed")
+    risky = "It was deemed [risky] for use in children under five"
+    assert_found(audit_trial(risky, "unsafe", trial_index), "bracketed")
+    # ...but "[safe]" for "unsafe" drops the prefix that reverses the word (docs/audit-rules.md, "Negation")
+    r = audit_trial("It was deemed [safe] for use in children under five", "unsafe", trial_index)
+    assert (r["verdict"], r["reason"]) == ("not_found", "bracket_drops_negation")
 
 
 def test_honest_brackets_stay_found(index):

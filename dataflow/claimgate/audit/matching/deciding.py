@@ -23,6 +23,7 @@ from claimgate.audit.text.negation import (
     deciding_words,
     is_number_token,
     is_number_word,
+    prefix_negates,
 )
 from claimgate.audit.text.token_rules import SYMBOL_CHARS
 
@@ -102,6 +103,13 @@ def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
             bits |= DROPS_CONDITION if kind == "condition" else DROPS_BOUND
     if any(is_value(t) and t.casefold() not in own for t in covered):
         bits |= REPLACES_VALUE
+    kept = {t.casefold() for t in covered}
+    for word in kept - own:  # "[safe]" for "unsafe": the bracket drops the prefix that reverses the word
+        if any(prefix_negates(word, t) for t in own - kept):
+            bits |= DROPS_NEGATION
+    for word in own - kept:  # "[unsafe]" for "safe"
+        if any(prefix_negates(word, t) for t in kept - own):
+            bits |= INSERTS_NEGATION
     return bits
 
 

@@ -123,6 +123,26 @@ DEGREE_NEGATORS: tuple[str, ...] = (
 NEGATOR_PREFIXES: tuple[str, ...] = ("değil", "نمی", "نیست")
 _PREFIX_RE = re.compile("|".join(NEGATOR_PREFIXES), re.IGNORECASE)
 
+#: Prefixes that make a word its opposite (``unsafe``, ``invalid``, ``non-blocking``, ``disabled``,
+#: ``asymmetric``, ``deactivate``; German ``unsicher``, French ``illégal``, Spanish ``deshabilitar``):
+#: an editor's bracket may not stand for such a word with the word bare (``[safe]`` for ``unsafe``),
+#: nor for the bare word with it prefixed (docs/audit-rules.md, "Negation"). A word of a prefix and
+#: fewer than :data:`NEGATING_STEM_CHARACTERS` characters is left alone (``in``, ``a``, ``dis``).
+NEGATING_PREFIXES: tuple[str, ...] = ("non", "un", "in", "im", "il", "ir", "dis", "des", "de", "dé", "anti", "a")
+NEGATING_STEM_CHARACTERS = 3
+
+
+def prefix_negates(word: str, bare: str) -> bool:
+    """Whether ``word`` is ``bare`` with one of :data:`NEGATING_PREFIXES` (and an optional hyphen) before it.
+
+    Compared case-folded; ``bare`` needs at least :data:`NEGATING_STEM_CHARACTERS` characters."""
+    word, bare = word.casefold(), bare.casefold()
+    if len(bare) < NEGATING_STEM_CHARACTERS or not word.endswith(bare) or len(word) == len(bare):
+        return False
+    head = word[: len(word) - len(bare)].removesuffix("-")
+    return head in NEGATING_PREFIXES
+
+
 #: Letters of the scripts that have a negator list above (or are only ever read as
 #: another listed script's letters): Latin (with IPA and Latin extensions), Greek,
 #: Cyrillic, Hebrew, Arabic, Devanagari, Thai, Hangul, Han, Hiragana, Katakana,
