@@ -15,6 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
+from typing import NamedTuple
 
 from claimgate.audit.matching.code_runs import WrittenRuns, written_runs
 from claimgate.audit.text.marks import ELLIPSIS_RE, FOOTNOTE_RE
@@ -119,16 +120,24 @@ def _between_words(text: str) -> str:
     return text[first.start() : len(text) - _WORD_CHARACTER_RE.search(text[::-1]).start()]
 
 
-def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[tuple[bool, str, WrittenRuns]]:
-    """Per fragment of ``quote`` (split at ellipses unless ``literal_ellipses``): is ``shape`` (the quote
-    as written, of the same length) code-shaped (:func:`is_code_shaped`), the :func:`punctuation` of
-    the fragment's characters in ``shape`` (compared with the source where either side is code-shaped)
-    and their code runs' marks (:func:`claimgate.audit.matching.code_runs.written_runs`, compared always)."""
+class WrittenPunctuation(NamedTuple):
+    """A quote fragment's punctuation as written: whether the quote is code-shaped (:func:`is_code_shaped`),
+    its :func:`punctuation` (compared with the source where either side is code-shaped) and its code runs'
+    marks (:func:`claimgate.audit.matching.code_runs.written_runs`, compared always)."""
+
+    code: bool
+    marks: str
+    runs: WrittenRuns
+
+
+def written_punctuation(quote: str, shape: str, literal_ellipses: bool) -> list[WrittenPunctuation]:
+    """Per fragment of ``quote`` (split at ellipses unless ``literal_ellipses``), the :class:`WrittenPunctuation`
+    of the fragment's characters in ``shape`` (the quote as written, of the same length)."""
     code = is_code_shaped(shape)
     cuts = [0] if literal_ellipses else [0, *(i for m in ELLIPSIS_RE.finditer(quote) for i in m.span())]
     ends = [*cuts[1::2], len(shape)]
     spans = zip(cuts[::2], ends, strict=True)
-    return [(code, punctuation(shape[lo:hi]), written_runs(shape[lo:hi])) for lo, hi in spans]
+    return [WrittenPunctuation(code, punctuation(shape[lo:hi]), written_runs(shape[lo:hi])) for lo, hi in spans]
 
 
 #: Ids of the corpus tokens that fold to a token but are written in another case (see

@@ -104,12 +104,11 @@ def gap_bits(covered: Sequence[str], bracket_tokens: Sequence[str]) -> int:
     if any(is_value(t) and t.casefold() not in own for t in covered):
         bits |= REPLACES_VALUE
     kept = {t.casefold() for t in covered}
-    for word in kept - own:  # "[safe]" for "unsafe": the bracket drops the prefix that reverses the word
-        if any(prefix_negates(word, t) for t in own - kept):
-            bits |= DROPS_NEGATION
-    for word in own - kept:  # "[unsafe]" for "safe"
-        if any(prefix_negates(word, t) for t in kept - own):
-            bits |= INSERTS_NEGATION
+    dropped, added = kept - own, own - kept
+    if any(prefix_negates(word, bare) for word in dropped for bare in added):  # "[safe]" for "unsafe"
+        bits |= DROPS_NEGATION
+    if any(prefix_negates(word, bare) for word in added for bare in dropped):  # "[unsafe]" for "safe"
+        bits |= INSERTS_NEGATION
     return bits
 
 

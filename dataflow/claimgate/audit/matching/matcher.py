@@ -79,15 +79,35 @@ class Matcher:
             return kept if kept is not None else (CODE_RUN_REASON, spans)
         return status, spans
 
+    def _same_punctuation(self, doc: IndexedDocument, spans: list[tuple[int, int]]) -> bool:
+        """Does every fragment keep the punctuation of its source span where either is code-shaped?"""
+        fragments = self.parsed.fragments
+        return all(self._keeps_punctuation(f, doc, s, e) for f, (s, e) in zip(fragments, spans, strict=True))
+
     def _same_code_runs(self, doc: IndexedDocument, spans: list[tuple[int, int]]) -> bool:
         """Does every fragment without an editor's bracket keep the marks of the source's code runs?"""
         return all(self._keeps_code_runs(f, doc, s, e) for f, (s, e) in zip(self.parsed.fragments, spans, strict=True))
 
     @staticmethod
-    def _keeps_code_runs(fragment, doc: IndexedDocument, s: int, e: int) -> bool:
+    def _keeps_punctuation(fragment, doc: IndexedDocument, s: int, e: int) -> bool:
+        """Where the quote or the source span ``s..e-1`` is code-shaped, is the span's punctuation the fragment's?
+        Rule: docs/audit-rules.md, "Brackets in code and values" (a quote shaped like code)."""
         if fragment.punctuation is None or e <= s:
             return True
-        return same_code_marks(fragment.punctuation[2], doc.original, doc.starts[s], doc.ends[e - 1])
+        written = fragment.punctuation.marks
+        text = doc.original[doc.starts[s] : doc.ends[e - 1]]
+        if (fragment.punctuation.code or source_is_code_shaped(text)) and punctuation(text) != written:
+            # a quote may leave a footnote marker out: docs/audit-rules.md, "Footnote markers"
+            return bool(FOOTNOTE_RE.search(text)) and punctuation(FOOTNOTE_RE.sub("", text)) == written
+        return True
+
+    @staticmethod
+    def _keeps_code_runs(fragment, doc: IndexedDocument, s: int, e: int) -> bool:
+        """Does the source span ``s..e-1`` have the fragment's code-run marks (docs/audit-rules.md, "Punctuation in
+        code runs")?"""
+        if fragment.punctuation is None or e <= s:
+            return True
+        return same_code_marks(fragment.punctuation.runs, doc.original, doc.starts[s], doc.ends[e - 1])
 
     def _chain_keeping_code_runs(self, search: DocumentSearch) -> tuple[str, list[tuple[int, int]]] | None:
         """The earliest strict chain of placements that keep the punctuation and the code runs, or ``None``."""
@@ -95,26 +115,13 @@ class Matcher:
         placements = [search.placements(fragment, True) for fragment in self.parsed.fragments]
         mask = [
             [
-                self._keeps_code_runs(f, doc, s, e) and self._same_punctuation(doc, [(s, e)], f)
+                self._keeps_code_runs(f, doc, s, e) and self._keeps_punctuation(f, doc, s, e)
                 for s, e in zip(p.starts, p.ends, strict=True)
             ]
             for f, p in zip(self.parsed.fragments, placements, strict=True)
         ]
         chain = self._chain(search, placements, strict=True, mask=mask)
         return None if chain is None else self._clean_or_refused(search, chain)
-
-    def _same_punctuation(self, doc: IndexedDocument, spans: list[tuple[int, int]], one=None) -> bool:
-        """Does every fragment (or the fragment ``one``) where the quote or the source span is code-shaped keep the
-        span's punctuation? Rule: docs/audit-rules.md, "Brackets in code and values" (a quote shaped like code)."""
-        for fragment, (s, e) in zip(self.parsed.fragments if one is None else [one], spans, strict=True):
-            if fragment.punctuation is None or e <= s:
-                continue
-            code, written, _ = fragment.punctuation
-            text = doc.original[doc.starts[s] : doc.ends[e - 1]]
-            if (code or source_is_code_shaped(text)) and punctuation(text) != written:
-                if not FOOTNOTE_RE.search(text) or punctuation(FOOTNOTE_RE.sub("", text)) != written:
-                    return False  # (a quote may leave a footnote marker out: docs/audit-rules.md, "Footnote markers")
-        return True
 
     def _match(self, search: DocumentSearch) -> tuple[str | None, list[tuple[int, int]]]:
         doc = search.doc

@@ -19,12 +19,12 @@ from dataclasses import dataclass, replace
 
 from claimgate.audit.matching.code_and_case import (
     CaseVariants,
+    WrittenPunctuation,
     is_caseless,
     reads_as_code,
     with_case_variants,
     written_punctuation,
 )
-from claimgate.audit.matching.code_runs import WrittenRuns
 from claimgate.audit.matching.deciding import (  # noqa: F401 - the violation bits, re-exported
     BRACKET_REASONS,
     CHANGES_NUMBER,
@@ -104,8 +104,7 @@ class Fragment:
     edge_violations: int  # violation bits of leading/trailing brackets, which stand for no source token
     n_tokens: int
     evidence: int  # sixths of a word (see WORD_EVIDENCE)
-    # (quote code-shaped, its punctuation: compared where code, its code runs' marks: compared always)
-    punctuation: tuple[bool, str, WrittenRuns] | None = None
+    punctuation: WrittenPunctuation | None = None  # compared with a placement's source text (matcher)
     written: WrittenTokens | None = None  # its tokens as written: their case is compared where code
 
 
