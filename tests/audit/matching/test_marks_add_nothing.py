@@ -208,3 +208,22 @@ def test_inserting_a_fact_in_brackets_is_never_found(added: str, at: int) -> Non
     words = RETRY.rstrip(".").split()
     quote = " ".join([*words[:at], f"[{added}]", *words[at:]])
     assert verdict(quote, RETRY)[0] == "not_found", quote
+
+
+@pytest.mark.parametrize(
+    "code, reason",
+    [
+        ("os.path", "bracket_inserts_value"),
+        ("path.join(a, b)", "bracket_inserts_value"),
+        ("retries=3", "no_verbatim_match"),  # an assignment in a bracket reads as code: brackets literal
+        ("np.float64", "bracket_changes_number"),  # its digits are a number the source words lack
+    ],
+)
+def test_code_written_in_a_bracket_that_stands_for_other_words_is_refused(code, reason):
+    # docs/audit-rules.md, "Ellipses and brackets": code of a bracket's own must be among the words it stands for
+    source = "Call it to join the two parts of the path name safely."
+    assert verdict(f"Call [{code}] to join the two parts of the path name safely.", source) == ("not_found", reason)
+    assert verdict("Call [the helper] to join the two parts of the path name safely.", source) == FOUND
+    if reason != "no_verbatim_match":  # an editor's bracket that repeats the source's own code stays found
+        own = f"Call {code} to join the two parts of the path name safely."
+        assert verdict(f"Call [{code}] to join the two parts of the path name safely.", own) == FOUND

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from claimgate.audit.index.types import IndexedDocument
 from claimgate.audit.matching.code_and_case import bracketed_in_source, code_regions, in_code
-from claimgate.audit.matching.deciding import REPLACES_VALUE, added_bits, gap_bits
+from claimgate.audit.matching.deciding import INSERTS_VALUE, REPLACES_VALUE, added_bits, gap_bits
 from claimgate.audit.matching.identifier_case import same_identifier_case
 from claimgate.audit.matching.quote_parsing import (
     BRACKET_MAX_TOKENS,
@@ -198,8 +198,12 @@ class DocumentSearch:
             if q > p:
                 covered_strings = [self.strings[i] for i in self.doc_ids[p:q]]
                 bits |= gap_bits(covered_strings, bracket.tokens)
-                if bracket.adds:
+                if bracket.adds:  # what it adds to the words it stands for: code written in it too (``[os.path]``)
                     bits |= added_bits(bracket.tokens, covered_strings)
+                    if bracket.adds & INSERTS_VALUE and not {t.casefold() for t in bracket.tokens} <= {
+                        t.casefold() for t in covered_strings
+                    }:
+                        bits |= INSERTS_VALUE
             if self._code is None:
                 self._code = code_regions(self.doc.original)
             at = self.doc.starts[p] if p < self.n else len(self.doc.original)
